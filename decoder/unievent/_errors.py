@@ -1,0 +1,139 @@
+# The one error family.  Every error unievent raises is a UniEventError; each names
+# what arrived and where (protocol, machine state, event index or byte offset), so a
+# log line alone says what went wrong.  Errors that end a stream carry the Outcome
+# with everything that did arrive (text is never lost to an exception).
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from unievent._outcome import Outcome
+
+__all__ = [
+    "DecoderStateError",
+    "EventJSONError",
+    "FrameTooLargeError",
+    "GrammarError",
+    "IncompleteStreamError",
+    "NotEventStreamError",
+    "ProviderStreamError",
+    "StreamEndError",
+    "ToolCallArgumentParseError",
+    "UniEventError",
+]
+
+
+class UniEventError(ValueError):
+    """Base of every error unievent raises.  Not raised itself."""
+
+    def __init__(self, message: str) -> None:
+        if type(self) is UniEventError:
+            raise TypeError("UniEventError is abstract: raise one of its subclasses")
+        super().__init__(message)
+        self.message = message
+
+
+class GrammarError(UniEventError):
+    """An event stream breaks the UniEvent grammar.
+
+    Attributes: `index` (position of the offending event), `state` (the grammar state
+    it arrived in), `arrived` (its symbol, e.g. ``"text.delta"``), `allowed` (the
+    symbols the state accepts) and `reason` (the rule that failed).
+    """
+
+    def __init__(self, index: int, state: str, arrived: str, allowed: tuple[str, ...], reason: str) -> None:
+        self.index = index
+        self.state = state
+        self.arrived = arrived
+        self.allowed = allowed
+        self.reason = reason
+        super().__init__(
+            f"event {index}: {arrived} in state {state!r}: {reason} (allowed: {', '.join(allowed) or 'nothing'})"
+        )
+
+
+class EventJSONError(UniEventError):
+    """A JSON object is not a valid UniEvent, item or message.
+
+    `field` is the dotted path of the offending field, e.g. ``content_items[0].text``.
+    """
+
+    def __init__(self, field: str, message: str) -> None:
+        self.field = field
+        super().__init__(f"{field}: {message}" if field else message)
+
+
+class FrameTooLargeError(UniEventError):
+    """A line or frame grew past the decoder's cap (memory stays bounded)."""
+
+    def __init__(self, protocol: str, state: str, what: str, size: int, limit: int) -> None:
+        self.protocol = protocol
+        self.state = state
+        self.what = what
+        self.size = size
+        self.limit = limit
+        super().__init__(f"{protocol}: {what} of {size} bytes in state {state!r} exceeds the cap of {limit} bytes")
+
+
+class DecoderStateError(UniEventError):
+    """The decoder was used after it ended (push after finish or abort, or an error)."""
+
+    def __init__(self, protocol: str, state: str, call: str) -> None:
+        self.protocol = protocol
+        self.state = state
+        super().__init__(f"{protocol}: {call}() called after the decoder ended ({state})")
+
+
+class StreamEndError(UniEventError):
+    """A stream ended without a stop event.  `outcome` holds all that arrived."""
+
+    def __init__(self, message: str, outcome: Outcome) -> None:
+        self.outcome = outcome
+        super().__init__(message)
+
+
+class IncompleteStreamError(StreamEndError):
+    """The stream stopped before the provider said it was finished (truncated)."""
+
+
+class ProviderStreamError(StreamEndError):
+    """The provider reported an error inside the stream (the outcome is `failed`).
+
+    `error_type`, `code` and `provider_message` come from the provider's error object.
+    """
+
+    def __init__(self, message: str, outcome: Outcome) -> None:
+        super().__init__(message, outcome)
+        error = outcome.error
+        self.provider_message = error.message if error else message
+        self.error_type = error.type if error else None
+        self.code = error.code if error else None
+
+
+class NotEventStreamError(StreamEndError):
+    """The body is not an event stream (an HTML page or a JSON error with status 200)."""
+
+    def __init__(self, message: str, outcome: Outcome, looks_like_html: bool) -> None:
+        super().__init__(message, outcome)
+        self.looks_like_html = looks_like_html
+
+
+class ToolCallArgumentParseError(StreamEndError):
+    """A tool call's arguments are not a JSON object (strict mode).
+
+    Raised where that call's `tool_call.done` would have gone; the call's deltas were
+    already delivered.  `raw_arguments` keeps the text as it arrived.
+    """
+
+    def __init__(
+        self, protocol: str, tool_name: str, tool_call_id: str, raw_arguments: str, outcome: Any = None
+    ) -> None:
+        self.protocol = protocol
+        self.tool_name = tool_name
+        self.tool_call_id = tool_call_id
+        self.raw_arguments = raw_arguments
+        preview = raw_arguments if len(raw_arguments) <= 160 else f"{raw_arguments[:72]}...{raw_arguments[-72:]}"
+        super().__init__(
+            f"{protocol}: arguments of tool call {tool_name!r} ({tool_call_id}) are not a JSON object: {preview!r}",
+            outcome,
+        )

@@ -1,0 +1,1 @@
+"""Modules generated from machines/ by `python -m codegen`: do not edit."""

@@ -1,0 +1,476 @@
+# The group grammar at run time: `validate` checks a finished event stream and
+# `Assembler` builds one from provider fragments.
+#
+# Neither holds a rule about which symbol may follow which: `validate` fires the
+# generated `step` (guards evaluated by the functions in `_Guards`), and the assembler
+# follows the generated plans (which done to emit before a new item, which before
+# stop).  What lives here is content: joining a group's deltas into its done item and
+# checking a done against its deltas.
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import Any
+
+import orjson
+
+from unievent._events import (
+    FINISH_REASONS,
+    ContentItem,
+    DeltaEvent,
+    DoneItem,
+    EmbeddingDelta,
+    EmbeddingDone,
+    Event,
+    Fidelity,
+    InlineDataDelta,
+    InlineDataDone,
+    InlineThinkingDelta,
+    InlineThinkingDone,
+    StopEvent,
+    TextDelta,
+    TextDone,
+    ThinkingDelta,
+    ThinkingDone,
+    ToolCallDelta,
+    ToolCallDone,
+    Usage,
+    fast_delta_event,
+)
+from unievent._errors import GrammarError
+from unievent._generated import group_grammar as G
+from unievent._side import SideEvent
+
+__all__ = ["Assembler", "ArgumentsError", "ValidationSummary", "validate"]
+
+# symbol of each item class, for the validator
+_SYMBOL_OF_TYPE: dict[str, int] = {}
+for _kind, _delta, _done in zip(G.KINDS, G.DELTA_OF_KIND, G.DONE_OF_KIND, strict=True):
+    _SYMBOL_OF_TYPE[f"{_kind}.delta"] = _delta
+    _SYMBOL_OF_TYPE[f"{_kind}.done"] = _done
+
+
+def _symbol_name(symbol: int) -> str:
+    name = G.SYMBOLS[symbol]
+    return name.replace("_delta", ".delta").replace("_done", ".done")
+
+
+def parse_arguments(text: str) -> dict[str, Any] | None:
+    """Parse joined tool-call arguments: blank is `{}`, a JSON object is itself,
+    anything else (bad JSON, an array, a number) is None."""
+    if not text or text.isspace():
+        return {}
+    try:
+        value = orjson.loads(text)
+    except orjson.JSONDecodeError:
+        return None
+    return value if isinstance(value, dict) else None
+
+
+class _Group:
+    """What the validator remembers about the open group."""
+
+    __slots__ = ("deltas", "fidelity", "header")
+
+    def __init__(self) -> None:
+        self.deltas: list[ContentItem] = []
+        self.fidelity: Fidelity | None = None
+        self.header: tuple[str, str] = ("", "")
+
+
+class _Context:
+    __slots__ = ("event", "group", "item")
+
+    def __init__(self) -> None:
+        self.group = _Group()
+        self.event: Event | None = None
+        self.item: Any = None
+
+
+class _Guards:
+    """The group grammar's guards, by the names declared in machines/group_grammar.py."""
+
+    @staticmethod
+    def opens_call(ctx: _Context) -> bool:
+        return bool(ctx.item.name) and bool(ctx.item.tool_call_id)
+
+    @staticmethod
+    def continues_call(ctx: _Context) -> bool:
+        return not ctx.item.name and not ctx.item.tool_call_id
+
+    @staticmethod
+    def fidelity_once(ctx: _Context) -> bool:
+        return getattr(ctx.item, "fidelity", None) is None or ctx.group.fidelity is None
+
+    @staticmethod
+    def done_matches(ctx: _Context) -> bool:
+        return _done_matches(ctx.group, ctx.item)
+
+    @staticmethod
+    def stop_complete(ctx: _Context) -> bool:
+        event = ctx.event
+        return isinstance(event, StopEvent) and isinstance(event.usage, Usage) and event.finish_reason in FINISH_REASONS
+
+
+def _joined(group: _Group) -> Any:
+    first = group.deltas[0]
+    if isinstance(first, TextDelta):
+        return "".join(d.text for d in group.deltas)  # type: ignore[union-attr]
+    if isinstance(first, ThinkingDelta):
+        return "".join(d.thinking for d in group.deltas)  # type: ignore[union-attr]
+    if isinstance(first, ToolCallDelta):
+        return "".join(d.arguments for d in group.deltas)  # type: ignore[union-attr]
+    if isinstance(first, (InlineDataDelta, InlineThinkingDelta)):
+        return b"".join(d.data for d in group.deltas)  # type: ignore[union-attr]
+    return [x for d in group.deltas for x in d.embedding]  # type: ignore[union-attr]
+
+
+def _done_matches(group: _Group, done: Any) -> bool:
+    joined = _joined(group)
+    first = group.deltas[0]
+    fidelity = getattr(done, "fidelity", None)
+    if isinstance(done, TextDone):
+        return done.text == joined and fidelity == group.fidelity
+    if isinstance(done, ThinkingDone):
+        return done.thinking == joined and fidelity == group.fidelity
+    if isinstance(done, ToolCallDone):
+        assert isinstance(first, ToolCallDelta)
+        if (done.name, done.tool_call_id) != (first.name, first.tool_call_id):
+            return False
+        parsed = parse_arguments(joined)
+        if parsed is not None:
+            return done.arguments == parsed and fidelity == group.fidelity
+        # lenient decoding: unparsable arguments become {} with the raw text kept
+        expected = {**(group.fidelity or {}), "raw_arguments": joined}
+        return done.arguments == {} and fidelity == expected
+    if isinstance(done, (InlineDataDone, InlineThinkingDone)):
+        return done.data == joined and done.mime_type == first.mime_type and fidelity == group.fidelity  # type: ignore[union-attr]
+    if isinstance(done, EmbeddingDone):
+        return done.embedding == joined
+    return False
+
+
+class ValidationSummary:
+    """What `validate` saw: event count, groups per kind, and whether stop arrived."""
+
+    __slots__ = ("events", "groups", "stopped")
+
+    def __init__(self, events: int, groups: dict[str, int], stopped: bool) -> None:
+        self.events = events
+        self.groups = groups
+        self.stopped = stopped
+
+    def __repr__(self) -> str:
+        groups = ", ".join(f"{n} {k}" for k, n in self.groups.items() if n)
+        return f"ValidationSummary(events={self.events}, groups=[{groups}], stopped={self.stopped})"
+
+
+def validate(events: Iterable[Event | SideEvent], *, partial: bool = False) -> ValidationSummary:
+    """Check that `events` follow the UniEvent grammar; raise GrammarError otherwise.
+
+    The stream must end with the stop event unless `partial` is true (a stream that
+    ended early: truncated, failed or cancelled).  SideEvent objects are skipped.
+    """
+    ctx = _Context()
+    state = G.INITIAL
+    guards = _Guards
+    groups = dict.fromkeys(G.KINDS, 0)
+    index = -1
+    for index, event in enumerate(events):  # noqa: B007
+        if isinstance(event, SideEvent):
+            continue
+        if isinstance(event, StopEvent):
+            symbol = G.SY_STOP
+            ctx.item = None
+        elif isinstance(event, DeltaEvent):
+            item = event.item
+            symbol = _SYMBOL_OF_TYPE.get(getattr(item, "type", ""), -1)
+            if symbol < 0:
+                raise GrammarError(
+                    index, G.STATES[state], getattr(item, "type", repr(item)), G.ALLOWED[state],
+                    "not an item a model streams",
+                )
+            ctx.item = item
+        else:
+            raise GrammarError(index, G.STATES[state], type(event).__name__, G.ALLOWED[state], "not a UniEvent")
+        ctx.event = event
+        dest, actions = G.step(state, symbol, ctx, guards)
+        if dest < 0:
+            raise GrammarError(index, G.STATES[state], _symbol_name(symbol), G.ALLOWED[state], _why(state, symbol, ctx, dest))
+        for action in actions:
+            if action == G.A_OPEN_GROUP:
+                ctx.group = _Group()
+                groups[G.KINDS[G.KIND_OF_STATE[dest]]] += 1
+            if action in (G.A_OPEN_GROUP, G.A_APPEND):
+                ctx.group.deltas.append(ctx.item)
+                fidelity = getattr(ctx.item, "fidelity", None)
+                if fidelity is not None:
+                    ctx.group.fidelity = fidelity
+            elif action == G.A_CLOSE_GROUP:
+                ctx.group = _Group()
+        state = dest
+    if not partial and state not in G.FINAL:
+        raise GrammarError(index + 1, G.STATES[state], "end of stream", G.ALLOWED[state], "the stream ended without a stop event")
+    return ValidationSummary(index + 1, groups, state in G.FINAL)
+
+
+def _why(state: int, symbol: int, ctx: _Context, dest: int) -> str:
+    if dest == G.UNDECLARED:
+        if state in G.FINAL:
+            return "nothing may follow the stop event"
+        open_kind = G.KIND_OF_STATE[state]
+        if open_kind >= 0:
+            return f"the open {G.KINDS[open_kind]} group must end with its done first"
+        return "no group is open"
+    failed = [
+        G.GUARD_DOCS[g]
+        for g, name in enumerate(G.GUARDS)
+        if _guard_applies(state, symbol, g) and not getattr(_Guards, name)(ctx)
+    ]
+    return "rule broken: " + "; ".join(failed or ["guard"])
+
+
+def _guard_applies(state: int, symbol: int, guard: int) -> bool:
+    name = G.GUARDS[guard]
+    probe = type("_Probe", (), {n: staticmethod(lambda _c, n=n: n != name) for n in G.GUARDS})
+    return G.step(state, symbol, None, probe)[0] == G.REJECTED and G.step(state, symbol, None, _ALL_PASS)[0] >= 0
+
+
+class _AllPass:
+    def __getattr__(self, name: str) -> Callable[[Any], bool]:
+        return lambda _ctx: True
+
+
+_ALL_PASS = _AllPass()
+
+# Where each symbol leads when its guards hold: the assembler satisfies the guards by
+# construction, so this is the table it walks.
+_DEST: tuple[tuple[int, ...], ...] = tuple(
+    tuple(G.step(s, y, None, _ALL_PASS)[0] for y in range(len(G.SYMBOLS))) for s in range(len(G.STATES))
+)
+
+
+class ArgumentsError(Exception):
+    """Internal: a tool call closed with arguments that are not a JSON object (strict)."""
+
+    def __init__(self, name: str, tool_call_id: str, raw: str) -> None:
+        super().__init__(name)
+        self.name = name
+        self.tool_call_id = tool_call_id
+        self.raw = raw
+
+
+_STATE_TEXT = G.STATE_OF_KIND[G.K_TEXT]
+_STATE_THINKING = G.STATE_OF_KIND[G.K_THINKING]
+_STATE_TOOL = G.STATE_OF_KIND[G.K_TOOL_CALL]
+_CONTINUE_TEXT = tuple(plan[G.K_TEXT] if plan else None for plan in G.CONTINUE_PLAN)
+_CONTINUE_THINKING = tuple(plan[G.K_THINKING] if plan else None for plan in G.CONTINUE_PLAN)
+
+
+class Assembler:
+    """Turns provider fragments into grammar-correct events, appended to `out`.
+
+    One item is open at a time.  `text()` / `thinking()` add to the open item of their
+    kind or open one; `tool_call()` always opens a new call; `fidelity` rides on the
+    first delta that brings it (a different fidelity opens a new item).  `close()`
+    emits the open item's done, `stop()` closes and emits the stop event.  Every done
+    item is also kept in `done_items` for the outcome's message.
+    """
+
+    __slots__ = (
+        "_fidelity",
+        "_header",
+        "_mime",
+        "_parts",
+        "done_items",
+        "now",
+        "out",
+        "state",
+        "strict_arguments",
+    )
+
+    def __init__(self, out: list[Any], strict_arguments: bool = True) -> None:
+        self.out = out
+        self.now = 0
+        self.state = G.INITIAL
+        self.strict_arguments = strict_arguments
+        self.done_items: list[DoneItem] = []
+        self._parts: list[Any] = []
+        self._fidelity: Fidelity | None = None
+        self._header: tuple[str, str] = ("", "")
+        self._mime = ""
+
+    # --- transitions, by plan ---------------------------------------------------------
+
+    def _follow(self, plan: tuple[int, ...] | None, what: str) -> None:
+        """Emit every closing symbol of `plan` (all but its last symbol)."""
+        if plan is None:
+            raise RuntimeError(f"{what} after the stop event")
+        for symbol in plan[:-1]:
+            self._emit_done(symbol)
+
+    def _emit_done(self, symbol: int) -> None:
+        kind = G.KIND_OF_STATE[self.state]
+        parts = self._parts
+        fidelity = self._fidelity
+        done: DoneItem
+        if kind == G.K_TEXT:
+            done = TextDone("".join(parts), fidelity)
+        elif kind == G.K_THINKING:
+            done = ThinkingDone("".join(parts), fidelity)
+        elif kind == G.K_TOOL_CALL:
+            done = self._tool_call_done("".join(parts), fidelity)
+        elif kind == G.K_INLINE_DATA:
+            done = InlineDataDone(b"".join(parts), self._mime, fidelity)
+        elif kind == G.K_INLINE_THINKING:
+            done = InlineThinkingDone(b"".join(parts), self._mime, fidelity)
+        else:
+            done = EmbeddingDone([x for part in parts for x in part])
+        self.state = _DEST[self.state][symbol]
+        self._parts = []
+        self._fidelity = None
+        self.done_items.append(done)
+        self.out.append(fast_delta_event(done, self.now))
+
+    def _tool_call_done(self, raw: str, fidelity: Fidelity | None) -> ToolCallDone:
+        name, call_id = self._header
+        arguments = parse_arguments(raw)
+        if arguments is None:
+            if self.strict_arguments:
+                raise ArgumentsError(name, call_id, raw)
+            return ToolCallDone(name, {}, call_id, {**(fidelity or {}), "raw_arguments": raw})
+        return ToolCallDone(name, arguments, call_id, fidelity)
+
+    def _take_fidelity(self, fidelity: Fidelity | None) -> Fidelity | None:
+        """The fidelity to put on the next delta of the open item (once per item)."""
+        if fidelity is None or fidelity == self._fidelity:
+            return None
+        fidelity = dict(fidelity)  # the item owns its copy
+        self._fidelity = fidelity
+        return fidelity
+
+    # --- fragments ----------------------------------------------------------------------
+
+    def text(self, text: str, fidelity: Fidelity | None = None) -> None:
+        """Add visible text to the open text item, or open one."""
+        if self.state != _STATE_TEXT:
+            if not text and fidelity is None:
+                return
+            self._follow(_CONTINUE_TEXT[self.state], "text")
+            self.state = _STATE_TEXT
+        elif fidelity is not None and self._fidelity is not None and fidelity != self._fidelity:
+            self.close()
+            self._follow(_CONTINUE_TEXT[self.state], "text")
+            self.state = _STATE_TEXT
+        elif not text and (fidelity is None or fidelity == self._fidelity):
+            return
+        self._parts.append(text)
+        self.out.append(fast_delta_event(TextDelta(text, self._take_fidelity(fidelity)), self.now))
+
+    def thinking(self, thinking: str, fidelity: Fidelity | None = None) -> None:
+        """Add reasoning text to the open thinking item, or open one."""
+        if self.state != _STATE_THINKING:
+            if not thinking and fidelity is None:
+                return
+            self._follow(_CONTINUE_THINKING[self.state], "thinking")
+            self.state = _STATE_THINKING
+        elif fidelity is not None and self._fidelity is not None and fidelity != self._fidelity:
+            self.close()
+            self._follow(_CONTINUE_THINKING[self.state], "thinking")
+            self.state = _STATE_THINKING
+        elif not thinking and (fidelity is None or fidelity == self._fidelity):
+            return
+        self._parts.append(thinking)
+        self.out.append(fast_delta_event(ThinkingDelta(thinking, self._take_fidelity(fidelity)), self.now))
+
+    def tool_call(self, name: str, tool_call_id: str, arguments: str = "", fidelity: Fidelity | None = None) -> None:
+        """Open a new tool call; its first delta carries the name and id."""
+        if not name or not tool_call_id:
+            raise ValueError("a tool call opens with a non-empty name and tool_call_id")
+        self._follow(G.OPEN_PLAN[self.state][G.K_TOOL_CALL], "tool_call")
+        self.state = _STATE_TOOL
+        self._header = (name, tool_call_id)
+        self._parts.append(arguments)
+        self.out.append(fast_delta_event(ToolCallDelta(name, arguments, tool_call_id, self._take_fidelity(fidelity)), self.now))
+
+    def tool_arguments(self, fragment: str) -> None:
+        """Add an arguments fragment to the open tool call."""
+        if self.state != _STATE_TOOL:
+            raise RuntimeError("tool-call arguments with no tool call open")
+        if fragment:
+            self._parts.append(fragment)
+            self.out.append(fast_delta_event(ToolCallDelta("", fragment, "", None), self.now))
+
+    def fidelity(self, fidelity: Fidelity) -> None:
+        """Attach fidelity to the open item (an empty delta carries it), if it has none."""
+        kind = G.KIND_OF_STATE[self.state]
+        if kind == G.K_TEXT:
+            self.text("", fidelity)
+        elif kind == G.K_THINKING:
+            self.thinking("", fidelity)
+        elif kind == G.K_TOOL_CALL:
+            taken = self._take_fidelity(fidelity)
+            if taken is not None:
+                self.out.append(fast_delta_event(ToolCallDelta("", "", "", taken), self.now))
+        elif kind in (G.K_INLINE_DATA, G.K_INLINE_THINKING):
+            taken = self._take_fidelity(fidelity)
+            if taken is not None:
+                cls = InlineDataDelta if kind == G.K_INLINE_DATA else InlineThinkingDelta
+                self.out.append(fast_delta_event(cls(b"", self._mime, taken), self.now))
+
+    def inline_data(self, data: bytes, mime_type: str, new_item: bool = False, fidelity: Fidelity | None = None) -> None:
+        """Add binary output; every image is its own item, audio chunks continue."""
+        self._binary(G.K_INLINE_DATA, InlineDataDelta, data, mime_type, new_item, fidelity)
+
+    def inline_thinking(self, data: bytes, mime_type: str, fidelity: Fidelity | None = None) -> None:
+        """Add a thought image: always its own item."""
+        self._binary(G.K_INLINE_THINKING, InlineThinkingDelta, data, mime_type, True, fidelity)
+
+    def _binary(self, kind: int, cls: Any, data: bytes, mime: str, new_item: bool, fidelity: Fidelity | None) -> None:
+        opening = new_item or self.state != G.STATE_OF_KIND[kind] or mime.startswith("image/")
+        plans = G.OPEN_PLAN if opening else G.CONTINUE_PLAN
+        plan = plans[self.state]
+        self._follow(plan[kind] if plan else None, G.KINDS[kind])
+        if opening:
+            self._mime = mime
+        self.state = G.STATE_OF_KIND[kind]
+        self._parts.append(data)
+        self.out.append(fast_delta_event(cls(data, self._mime, self._take_fidelity(fidelity)), self.now))
+
+    def embedding(self, vector: list[float]) -> None:
+        """One embedding vector: its own item."""
+        plan = G.OPEN_PLAN[self.state]
+        self._follow(plan[G.K_EMBEDDING] if plan else None, "embedding")
+        self.state = G.STATE_OF_KIND[G.K_EMBEDDING]
+        self._parts.append(vector)
+        self.out.append(fast_delta_event(EmbeddingDelta(vector), self.now))
+
+    # --- ending -----------------------------------------------------------------------
+
+    @property
+    def open_kind(self) -> str | None:
+        """The kind of the open item, or None."""
+        kind = G.KIND_OF_STATE[self.state]
+        return G.KINDS[kind] if kind >= 0 else None
+
+    def pending_done(self) -> DoneItem | None:
+        """The done item the open text or thinking item would close with (not emitted)."""
+        kind = G.KIND_OF_STATE[self.state]
+        if kind == G.K_TEXT:
+            return TextDone("".join(self._parts), self._fidelity)
+        if kind == G.K_THINKING:
+            return ThinkingDone("".join(self._parts), self._fidelity)
+        return None
+
+    def close(self) -> None:
+        """Emit the open item's done (if an item is open)."""
+        closing = G.CLOSING[self.state]
+        if closing >= 0:
+            self._emit_done(closing)
+
+    def stop(self, usage: Usage, finish_reason: Any) -> StopEvent:
+        """Close the open item and emit the stop event."""
+        self._follow(G.STOP_PLAN[self.state], "stop")
+        self.state = _DEST[self.state][G.SY_STOP]
+        event = StopEvent(usage, finish_reason, self.now)
+        self.out.append(event)
+        return event

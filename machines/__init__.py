@@ -1,0 +1,12 @@
+"""Declarations of every state machine unievent runs.
+
+Each module here is pure data and the single source of truth for one machine:
+`NAME`, `INITIAL`, `STATES`, `FINAL`, `SYMBOLS` (the ordered input alphabet),
+`TRANSITIONS` (dicts in the `transitions` library's format: `trigger`, `source`,
+`dest`, optional `conditions` / `unless` naming guards and `after` naming actions),
+and `GUARDS` / `ACTIONS` describing each name in words.  `codegen` turns them into
+the modules under `decoder/unievent/_generated/` and the drawings in `diagrams/`;
+nothing at run time imports this package.
+"""
+
+MACHINES = ("group_grammar", "sse", "openai_chat")
