@@ -9,4 +9,7 @@ the modules under `decoder/unievent/_generated/` and the drawings in `diagrams/`
 nothing at run time imports this package.
 """
 
-MACHINES = ("group_grammar", "sse", "openai_chat")
+from pathlib import Path
+
+#: every declaration module in this folder, in a stable order
+MACHINES = tuple(sorted(p.stem for p in Path(__file__).parent.glob("*.py") if not p.stem.startswith("_")))

@@ -309,4 +309,4 @@ def _load_protocols() -> None:
     global _loaded  # noqa: PLW0603
     if not _loaded:
         _loaded = True
-        from unievent import _openai_chat  # noqa: F401, PLC0415
+        from unievent import _anthropic, _openai_chat, _openai_responses  # noqa: F401, PLC0415

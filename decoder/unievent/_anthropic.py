@@ -1,0 +1,1 @@
+# Protocol handler: not written yet.
