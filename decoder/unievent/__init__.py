@@ -40,6 +40,9 @@ from unievent._events import (
     Usage,
 )
 from unievent._grammar import ValidationSummary, validate
+from unievent._helpers import is_stream_options_rejected, looks_like_html, stop_reason_from_openai
+from unievent._iter import aiter_events, iter_events
+from unievent._json import from_json, to_json
 from unievent._outcome import End, Outcome, ProviderError
 from unievent._side import SideEvent
 
@@ -85,5 +88,12 @@ __all__ = [
     "UniEventError",
     "Usage",
     "ValidationSummary",
+    "aiter_events",
+    "from_json",
+    "is_stream_options_rejected",
+    "iter_events",
+    "looks_like_html",
+    "stop_reason_from_openai",
+    "to_json",
     "validate",
 ]

@@ -116,7 +116,7 @@ class StreamDecoder:
         self._ended: str | None = None
         self._argument_failure: ArgumentsError | None = None
         self.handler = PROTOCOLS[protocol](self)
-        self.framer = SSEFramer(self._on_frame, protocol, max_frame)
+        self.framer = SSEFramer(self.handler.frame, self._odd_frame, protocol, max_frame)
 
     # --- public API -----------------------------------------------------------------
 
@@ -201,16 +201,6 @@ class StreamDecoder:
         self.asm.now = self.clock()
         return out
 
-    def _on_frame(self, event: str | None, lines: list[bytes]) -> bool:
-        payload = lines[0] if len(lines) == 1 else b"\n".join(lines)
-        try:
-            obj = _loads(payload)
-        except _JSONDecodeError:
-            return self._odd_frame(event, lines, payload)
-        if type(obj) is dict:
-            return self.handler.frame(event, obj)
-        return False  # valid JSON that is not an object: nothing to read
-
     def _odd_frame(self, event: str | None, lines: list[bytes], payload: bytes) -> bool:
         stripped = payload.strip()
         if not stripped:
@@ -224,11 +214,18 @@ class StreamDecoder:
             if len(lines) > 1:
                 # events that lost their blank line: each line is a frame of its own
                 for line in lines:
-                    if self._on_frame(event, [line]):
+                    if self._one_line_frame(event, line):
                         return True
                 return False
             self.skipped_frames += 1
             return False
+        return self.handler.frame(event, obj) if type(obj) is dict else False
+
+    def _one_line_frame(self, event: str | None, line: bytes) -> bool:
+        try:
+            obj = _loads(line)
+        except _JSONDecodeError:
+            return self._odd_frame(event, [line], line)
         return self.handler.frame(event, obj) if type(obj) is dict else False
 
     def _end_kind(self) -> End:

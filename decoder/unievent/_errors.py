@@ -55,12 +55,18 @@ class GrammarError(UniEventError):
 class EventJSONError(UniEventError):
     """A JSON object is not a valid UniEvent, item or message.
 
-    `field` is the dotted path of the offending field, e.g. ``content_items[0].text``.
+    `field` is the dotted path of the offending field, e.g. ``content_items[0].text``
+    (``""`` when the document itself is at fault); `reason` says what was expected
+    and what arrived.
     """
 
-    def __init__(self, field: str, message: str) -> None:
+    def __init__(self, field: str, reason: str) -> None:
         self.field = field
-        super().__init__(f"{field}: {message}" if field else message)
+        self.reason = reason
+        super().__init__(f"{field}: {reason}" if field else reason)
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (type(self), (self.field, self.reason))
 
 
 class FrameTooLargeError(UniEventError):

@@ -8,8 +8,8 @@
 #
 # Decoder-built events go through the `_fast_*` constructors at the bottom, which fill
 # the slots directly (no __init__, no per-field frozen check); user-built events go
-# through the ordinary keyword constructors.  Both give equal, hashable-by-identity,
-# immutable objects.
+# through the ordinary keyword constructors.  Both give equal, immutable objects
+# (compared by value; items holding dicts or lists are not hashable).
 from __future__ import annotations
 
 from typing import Any, ClassVar, Literal, TypeAlias

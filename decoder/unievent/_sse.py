@@ -1,44 +1,54 @@
-# Server-sent-events framing: bytes in, frames (event name, data) out.
+# Server-sent-events framing: bytes in, frames out.
 #
-# Line ends are found with `bytes.find` on a buffer that is never rescanned: the
-# carried remainder holds no line end, so each search starts where new bytes begin.
-# A `\r` that ends the buffer is held back (it may be half of `\r\n`).  Each complete
-# line is classified into a symbol of machines/sse.py and fed to the generated table;
-# the actions it names are the small methods at the bottom.  Nothing here decides
-# which line kind is allowed where.
+# Line ends (`\n`, `\r\n`, a lone `\r`) are found with `bytes.find` on a buffer that
+# is never rescanned: the carried remainder holds no line end, so each search starts
+# where the new bytes begin.  Buffers that contain a `\r` are first rewritten to `\n`
+# endings (C-speed `replace`); a `\r` that ends the buffer is held back, since it may
+# be half of `\r\n`.  Each complete line is classified into a symbol of machines/sse.py
+# and fed to the generated table; the actions it names run inline (the common ones)
+# or in `_rare_action`.  Nothing here decides which line kind is allowed where.
+#
+# A dispatched frame's data is parsed as JSON here, once, with orjson: objects go to
+# `on_object(event, obj)`; everything else (`[DONE]`, junk, lines that lost their
+# blank line) to `on_other(event, lines, payload)`.  Either returns True when the
+# stream is over; every later byte is then ignored.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
+
+import orjson
 
 from unievent._errors import FrameTooLargeError
 from unievent._generated import sse as M
 
-__all__ = ["DEFAULT_MAX_FRAME", "BODY_CAP", "SSEFramer"]
+__all__ = ["BODY_CAP", "DEFAULT_MAX_FRAME", "SSEFramer"]
 
 DEFAULT_MAX_FRAME = 16 * 1024 * 1024
 BODY_CAP = 1024 * 1024
 
 _BOM = b"\xef\xbb\xbf"
 _FIELDS = {b"data": M.SY_DATA, b"event": M.SY_EVENT, b"id": M.SY_ID, b"retry": M.SY_RETRY}
+_SY_DATA = M.SY_DATA
+_SY_BLANK = M.SY_BLANK
+_SY_COMMENT = M.SY_COMMENT
+_SY_OTHER = M.SY_OTHER
 _NEXT = M.NEXT
 _DO = M.DO
 _APPEND = M.A_APPEND_DATA
 _DISPATCH = M.A_DISPATCH
-_SET_EVENT = M.A_SET_EVENT
-_CLEAR_EVENT = M.A_CLEAR_EVENT
-_KEEP_BODY = M.A_KEEP_BODY_LINE
-_DROP_BODY = M.A_DROP_BODY
+_loads = orjson.loads
+_JSONDecodeError = orjson.JSONDecodeError
 
-#: receives (event name or None, data lines); returns True when the stream is over
-FrameSink = Callable[[str | None, list[bytes]], bool]
+ObjectSink = Callable[[str | None, dict[str, Any]], bool]
+OtherSink = Callable[[str | None, list[bytes], bytes], bool]
 
 
 class SSEFramer:
-    """Incremental SSE framer.  `feed(bytes)` and `eof()` call `sink` once per frame.
+    """Incremental SSE framer: `feed(bytes)` as bytes arrive, `eof()` at the end.
 
-    Once `sink` returns True (a terminal frame such as `[DONE]`), every later byte is
-    ignored.  `body` holds the non-SSE lines seen before any SSE line (capped at
-    1 MiB); `seen_sse` tells whether any `data:` or `event:` line arrived.
+    `body` holds the non-SSE lines seen before any SSE line (about 1 MiB at most);
+    `seen_sse` tells whether a `data:` or `event:` line ever arrived.
     """
 
     __slots__ = (
@@ -51,17 +61,21 @@ class SSEFramer:
         "body_size",
         "closed",
         "max_frame",
+        "on_object",
+        "on_other",
         "protocol",
-        "sink",
+        "saw_sse",
         "state",
     )
 
-    def __init__(self, sink: FrameSink, protocol: str, max_frame: int = DEFAULT_MAX_FRAME) -> None:
-        self.sink = sink
+    def __init__(self, on_object: ObjectSink, on_other: OtherSink, protocol: str, max_frame: int = DEFAULT_MAX_FRAME) -> None:
+        self.on_object = on_object
+        self.on_other = on_other
         self.protocol = protocol
         self.max_frame = max_frame
         self.state = M.INITIAL
         self.closed = False
+        self.saw_sse = False
         self.body: list[str] = []
         self.body_size = 0
         self._rest = b""
@@ -72,7 +86,7 @@ class SSEFramer:
 
     @property
     def seen_sse(self) -> bool:
-        return self.state in (M.ST_IDLE, M.ST_GATHER) or (self.state == M.ST_ENDED and not self.body)
+        return self.saw_sse
 
     @property
     def state_name(self) -> str:
@@ -82,7 +96,9 @@ class SSEFramer:
         """Consume bytes; complete lines are framed now, a partial line waits."""
         if self.closed or not data:
             return
-        buf = self._rest + data if self._rest else data
+        rest = self._rest
+        buf = rest + data if rest else data
+        scan_from = len(rest)
         if self._bom_pending:
             if len(buf) < 3 and _BOM.startswith(buf):
                 self._rest = buf
@@ -90,120 +106,95 @@ class SSEFramer:
             while buf.startswith(_BOM):
                 buf = buf[3:]
             self._bom_pending = False
+            scan_from = 0
         if b"\r" in buf:
-            self._lines_any_ending(buf, final=False)
+            held = buf[-1:] == b"\r"
+            if held:
+                buf = buf[:-1]
+            buf = buf.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
+            self._lines(buf, 0)
+            if held and not self.closed:
+                self._rest += b"\r"
         else:
-            self._lines_lf(buf, len(self._rest))
+            self._lines(buf, scan_from)
 
     def eof(self) -> None:
         """End of input: the last line and the last frame are handled without terminators."""
         if self.closed:
             return
-        buf = self._rest
+        rest = self._rest
         self._rest = b""
-        if buf:
-            if self._bom_pending:
-                while buf.startswith(_BOM):
-                    buf = buf[3:]
-            self._lines_any_ending(buf, final=True)
-            if self._rest and not self.closed:
-                self._line(self._rest)
-            self._rest = b""
+        if rest:
+            while rest.startswith(_BOM):
+                rest = rest[3:]
+            self._lines(rest.replace(b"\r\n", b"\n").replace(b"\r", b"\n") + b"\n", 0)
         if not self.closed:
-            self._fire(M.SY_EOF, b"")
+            state = self.state
+            self.state = _NEXT[state][M.SY_EOF]
+            for action in _DO[state][M.SY_EOF]:
+                self._run_action(action, b"")
         self.closed = True
 
-    # --- line splitting --------------------------------------------------------------
-
-    def _lines_lf(self, buf: bytes, scan_from: int) -> None:
+    def _lines(self, buf: bytes, scan_from: int) -> None:
+        """Frame every complete line of `buf` (whose line ends are all `\\n`)."""
         pos = 0
         find = buf.find
-        line_of = self._line
         nl = find(b"\n", scan_from)
         while nl >= 0:
-            line_of(buf[pos:nl])
-            if self.closed:
-                return
+            line = buf[pos:nl]
             pos = nl + 1
-            nl = find(b"\n", pos)
-        self._keep_rest(buf, pos)
-
-    def _lines_any_ending(self, buf: bytes, final: bool) -> None:
-        pos = 0
-        size = len(buf)
-        find = buf.find
-        while pos < size:
-            nl = find(b"\n", pos)
-            cr = find(b"\r", pos, nl if nl >= 0 else size)
-            if cr >= 0:
-                if cr == size - 1 and not final:
-                    break  # maybe the first half of \r\n: wait for the next bytes
-                end, after = cr, cr + 2 if buf[cr + 1 : cr + 2] == b"\n" else cr + 1
-            elif nl >= 0:
-                end, after = nl, nl + 1
+            # `data:` lines come first: they are nearly every line of a stream
+            if line[:5] == b"data:":
+                symbol = _SY_DATA
+                value = line[6:] if line[5:6] == b" " else line[5:]
+            elif not line:
+                symbol = _SY_BLANK
+                value = line
+            elif line[0] == 58:  # ":"
+                symbol = _SY_COMMENT
+                value = line
             else:
-                break
-            self._line(buf[pos:end])
+                symbol, value = _field(line)
+            state = self.state
+            self.state = _NEXT[state][symbol]
+            for action in _DO[state][symbol]:
+                if action == _APPEND:
+                    size = self._data_size + len(value) + 1
+                    if size > self.max_frame:
+                        raise FrameTooLargeError(self.protocol, self.state_name, "frame", size, self.max_frame)
+                    self._data_size = size
+                    self._data.append(value)
+                else:
+                    self._run_action(action, value)
             if self.closed:
                 return
-            pos = after
-        self._keep_rest(buf, pos)
-
-    def _keep_rest(self, buf: bytes, pos: int) -> None:
+            nl = find(b"\n", pos)
         rest = buf[pos:] if pos else buf
         if len(rest) > self.max_frame:
             raise FrameTooLargeError(self.protocol, self.state_name, "line", len(rest), self.max_frame)
         self._rest = rest
 
-    # --- one line ---------------------------------------------------------------------
+    # --- actions, by the names in machines/sse.py -------------------------------------
 
-    def _line(self, line: bytes) -> None:
-        if line[:5] == b"data:":
-            symbol = M.SY_DATA
-            value = line[6:] if line[5:6] == b" " else line[5:]
-        elif not line:
-            symbol = M.SY_BLANK
-            value = line
-        elif line[0] == 58:  # ":"
-            symbol = M.SY_COMMENT
-            value = line
+    def _run_action(self, action: int, value: bytes) -> None:
+        if action == _DISPATCH:
+            self._dispatch()
+        elif action == M.A_SET_EVENT:
+            self.saw_sse = True
+            self._event = value.decode("utf-8", "replace").strip()
+        elif action == M.A_CLEAR_EVENT:
+            self._event = None
+        elif action == M.A_KEEP_BODY_LINE:
+            if self.body_size < BODY_CAP:
+                self.body.append(value.decode("utf-8", "replace"))
+                self.body_size += len(value) + 1
+        elif action == M.A_DROP_BODY:
+            self.body = []
+            self.body_size = 0
+        elif action == _APPEND:
+            self._data.append(value)
         else:
-            colon = line.find(b":")
-            if colon < 0:
-                symbol = _FIELDS.get(line, M.SY_OTHER)
-                value = b""
-            else:
-                symbol = _FIELDS.get(line[:colon], M.SY_OTHER)
-                value = line[colon + 2 :] if line[colon + 1 : colon + 2] == b" " else line[colon + 1 :]
-            if symbol == M.SY_OTHER:
-                value = line
-        self._fire(symbol, value)
-
-    def _fire(self, symbol: int, value: bytes) -> None:
-        state = self.state
-        self.state = _NEXT[state][symbol]
-        for action in _DO[state][symbol]:
-            if action == _APPEND:
-                self._append_data(value)
-            elif action == _DISPATCH:
-                self._dispatch()
-            elif action == _SET_EVENT:
-                self._event = value.decode("utf-8", "replace").strip()
-            elif action == _CLEAR_EVENT:
-                self._event = None
-            elif action == _KEEP_BODY:
-                self._keep_body_line(value)
-            elif action == _DROP_BODY:
-                self.body = []
-                self.body_size = 0
-
-    # --- actions ----------------------------------------------------------------------
-
-    def _append_data(self, value: bytes) -> None:
-        self._data_size += len(value) + 1
-        if self._data_size > self.max_frame:
-            raise FrameTooLargeError(self.protocol, self.state_name, "frame", self._data_size, self.max_frame)
-        self._data.append(value)
+            raise AssertionError(f"sse: no code for action {M.ACTIONS[action]}")
 
     def _dispatch(self) -> None:
         data = self._data
@@ -211,10 +202,24 @@ class SSEFramer:
         self._data = []
         self._data_size = 0
         self._event = None
-        if self.sink(event, data):
+        self.saw_sse = True
+        payload = data[0] if len(data) == 1 else b"\n".join(data)
+        try:
+            obj = _loads(payload)
+        except _JSONDecodeError:
+            over = self.on_other(event, data, payload)
+        else:
+            over = self.on_object(event, obj) if type(obj) is dict else False
+        if over:
             self.closed = True
 
-    def _keep_body_line(self, line: bytes) -> None:
-        if self.body_size < BODY_CAP:
-            self.body.append(line.decode("utf-8", "replace"))
-            self.body_size += len(line) + 1
+
+def _field(line: bytes) -> tuple[int, bytes]:
+    """Symbol and value of a line that is not data, blank or a comment."""
+    colon = line.find(b":")
+    if colon < 0:
+        return _FIELDS.get(line, _SY_OTHER), b"" if line in _FIELDS else line
+    symbol = _FIELDS.get(line[:colon], _SY_OTHER)
+    if symbol == _SY_OTHER:
+        return symbol, line
+    return symbol, line[colon + 2 :] if line[colon + 1 : colon + 2] == b" " else line[colon + 1 :]
