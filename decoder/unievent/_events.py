@@ -282,8 +282,15 @@ class Message:
 # __setattr__ guard; the result is an ordinary frozen instance (assignment still raises).
 
 _new = object.__new__
-_set_event_item = DeltaEvent.__dict__["item"].__set__
-_set_event_created = DeltaEvent.__dict__["created_at"].__set__
+
+
+def slot_setter(cls: type, field: str) -> Any:
+    """The C-level setter of one slot of an attrs class (decoder hot path only)."""
+    return cls.__dict__[field].__set__
+
+
+_set_event_item = slot_setter(DeltaEvent, "item")
+_set_event_created = slot_setter(DeltaEvent, "created_at")
 
 
 def fast_delta_event(item: ContentItem, created_at: int) -> DeltaEvent:

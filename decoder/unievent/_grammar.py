@@ -35,6 +35,7 @@ from unievent._events import (
     ToolCallDone,
     Usage,
     fast_delta_event,
+    slot_setter,
 )
 from unievent._errors import GrammarError
 from unievent._generated import group_grammar as G
@@ -259,6 +260,15 @@ class ArgumentsError(Exception):
         self.raw = raw
 
 
+# Decoder-built deltas skip attrs' __init__: the slots are set directly.
+_new = object.__new__
+_set_item = slot_setter(DeltaEvent, "item")
+_set_at = slot_setter(DeltaEvent, "created_at")
+_set_text = slot_setter(TextDelta, "text")
+_set_text_fidelity = slot_setter(TextDelta, "fidelity")
+_set_thinking = slot_setter(ThinkingDelta, "thinking")
+_set_thinking_fidelity = slot_setter(ThinkingDelta, "fidelity")
+
 _STATE_TEXT = G.STATE_OF_KIND[G.K_TEXT]
 _STATE_THINKING = G.STATE_OF_KIND[G.K_THINKING]
 _STATE_TOOL = G.STATE_OF_KIND[G.K_TOOL_CALL]
@@ -364,7 +374,13 @@ class Assembler:
         elif not text and (fidelity is None or fidelity == self._fidelity):
             return
         self._parts.append(text)
-        self.out.append(fast_delta_event(TextDelta(text, self._take_fidelity(fidelity)), self.now))
+        item = _new(TextDelta)
+        _set_text(item, text)
+        _set_text_fidelity(item, self._take_fidelity(fidelity) if fidelity is not None else None)
+        event = _new(DeltaEvent)
+        _set_item(event, item)
+        _set_at(event, self.now)
+        self.out.append(event)
 
     def thinking(self, thinking: str, fidelity: Fidelity | None = None) -> None:
         """Add reasoning text to the open thinking item, or open one."""
@@ -380,7 +396,13 @@ class Assembler:
         elif not thinking and (fidelity is None or fidelity == self._fidelity):
             return
         self._parts.append(thinking)
-        self.out.append(fast_delta_event(ThinkingDelta(thinking, self._take_fidelity(fidelity)), self.now))
+        item = _new(ThinkingDelta)
+        _set_thinking(item, thinking)
+        _set_thinking_fidelity(item, self._take_fidelity(fidelity) if fidelity is not None else None)
+        event = _new(DeltaEvent)
+        _set_item(event, item)
+        _set_at(event, self.now)
+        self.out.append(event)
 
     def tool_call(self, name: str, tool_call_id: str, arguments: str = "", fidelity: Fidelity | None = None) -> None:
         """Open a new tool call; its first delta carries the name and id."""

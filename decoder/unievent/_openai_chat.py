@@ -24,6 +24,7 @@ _DO = M.DO
 _APPLY = M.A_APPLY_CHUNK
 _FINISH = M.A_RECORD_FINISH
 _ERROR = M.A_RECORD_ERROR
+_APPLY_ONLY = (_APPLY,)
 # states in which no further chunk is read: the decoder stops feeding frames
 _TERMINAL = frozenset(s for s in range(len(M.STATES)) if _NEXT[s][M.SY_CHUNK] < 0)
 
@@ -116,13 +117,17 @@ class OpenAIChat:
     # --- frames ---------------------------------------------------------------------
 
     def frame(self, event: str | None, obj: dict[str, Any]) -> bool:
-        error = obj.get("error")
-        if error is not None or event == "error" or obj.get("object") == "error":
+        if obj.get("error") is not None or event == "error" or obj.get("object") == "error":
             return self._fire(M.SY_ERROR, obj, None, event)
         choices = obj.get("choices")
         choice = choices[0] if type(choices) is list and choices and type(choices[0]) is dict else None
         finish = choice.get("finish_reason") if choice is not None else None
         symbol = M.SY_FINISH_CHUNK if finish and type(finish) is str else M.SY_CHUNK
+        state = self.state
+        if _DO[state][symbol] == _APPLY_ONLY:  # the common case, inline
+            self.state = _NEXT[state][symbol]
+            self._apply_chunk(obj, choice)
+            return False
         return self._fire(symbol, obj, choice, event)
 
     def done_sentinel(self) -> bool:
@@ -143,6 +148,9 @@ class OpenAIChat:
                 self.dec.native_finish_reason = choice["finish_reason"]
             elif action == _ERROR:
                 self.dec.fail(error_of(event, obj) or ProviderError("error event"))
+                usage = obj.get("usage")
+                if usage:
+                    self._usage(usage)  # a failing gateway may still report usage
         return dest in _TERMINAL
 
     def end(self) -> End:

@@ -1,0 +1,68 @@
+"""Small builders shared by the protocol tests."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+
+import unievent
+from unievent import Outcome, TextDone, ThinkingDone, ToolCallDone
+
+
+def chunk(delta: dict[str, Any] | None = None, finish: str | None = None, **top: Any) -> dict[str, Any]:
+    """A chat.completion.chunk with one choice (or the given top-level fields only)."""
+    body: dict[str, Any] = {"id": "chatcmpl-1", "object": "chat.completion.chunk", "model": "gpt-test"}
+    if delta is not None or finish is not None:
+        body["choices"] = [{"index": 0, "delta": delta or {}, "finish_reason": finish}]
+    body.update(top)
+    return body
+
+
+def sse(*frames: dict[str, Any] | str, done: bool = True, crlf: bool = False) -> bytes:
+    """`data: <json>` frames, each followed by a blank line, then `data: [DONE]`."""
+    out = b""
+    for frame in frames:
+        payload = frame.encode() if isinstance(frame, str) else orjson.dumps(frame)
+        out += b"data: " + payload + b"\n\n"
+    if done:
+        out += b"data: [DONE]\n\n"
+    return out.replace(b"\n", b"\r\n") if crlf else out
+
+
+def decode(
+    data: bytes, protocol: str = "openai_chat", pieces: list[bytes] | None = None, **options: Any
+) -> tuple[list[Any], Outcome]:
+    """All events and the outcome of a body fed whole (or in the given pieces)."""
+    options.setdefault("stream_id", "s1")
+    options.setdefault("clock", lambda: 1694502400000)
+    decoder = unievent.StreamDecoder(protocol, **options)
+    events: list[Any] = []
+    for piece in pieces if pieces is not None else [data]:
+        events += decoder.push(piece)
+    last, outcome = decoder.finish()
+    events += last
+    unievent.validate(events, partial=outcome.end != "complete")
+    return events, outcome
+
+
+def text_of(outcome: Outcome) -> str:
+    return "".join(i.text for i in outcome.message.items if isinstance(i, TextDone))
+
+
+def thinking_of(outcome: Outcome) -> str:
+    return "".join(i.thinking for i in outcome.message.items if isinstance(i, ThinkingDone))
+
+
+def calls_of(outcome: Outcome) -> list[tuple[str, str, dict[str, Any]]]:
+    return [(i.name, i.tool_call_id, i.arguments) for i in outcome.message.items if isinstance(i, ToolCallDone)]
+
+
+def items_of(events: list[Any]) -> list[Any]:
+    return [e.item for e in events if isinstance(e, unievent.DeltaEvent)]
+
+
+def split_at(data: bytes, cuts: list[int]) -> list[bytes]:
+    """`data` cut at the given offsets (sorted, deduplicated, clamped)."""
+    points = sorted({min(max(c, 0), len(data)) for c in cuts} | {0, len(data)})
+    return [data[a:b] for a, b in zip(points, points[1:], strict=False)]

@@ -1,0 +1,421 @@
+"""OpenAI-compatible Chat Completions: every rule of the decoder, one stream each."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from typing import Any
+
+import pytest
+
+import unievent
+from tests.helpers import calls_of, chunk, decode, items_of, sse, text_of, thinking_of
+from unievent import (
+    StopEvent,
+    TextDelta,
+    TextDone,
+    ThinkingDelta,
+    ThinkingDone,
+    ToolCallDelta,
+    ToolCallDone,
+    Usage,
+)
+
+# --- choices, delta and message ----------------------------------------------------
+
+
+def test_text_streams_as_one_group_and_ends_with_stop() -> None:
+    events, outcome = decode(sse(chunk({"role": "assistant", "content": ""}), chunk({"content": "Hel"}), chunk({"content": "lo"}), chunk({}, finish="stop")))
+    assert items_of(events) == [TextDelta("Hel"), TextDelta("lo"), TextDone("Hello")]
+    assert events[-1] == StopEvent(Usage(), "stop", 1694502400000)
+    assert (outcome.end, outcome.finish_reason, outcome.native_finish_reason) == ("complete", "stop", "stop")
+    assert outcome.model == "gpt-test"
+
+
+def test_only_the_first_choice_is_read() -> None:
+    frame = {"choices": [{"index": 0, "delta": {"content": "a"}}, {"index": 1, "delta": {"content": "b"}}]}
+    assert text_of(decode(sse(frame))[1]) == "a"
+
+
+def test_a_whole_message_instead_of_a_delta_is_read() -> None:
+    frame = {"choices": [{"index": 0, "message": {"role": "assistant", "content": "whole"}, "finish_reason": "stop"}]}
+    assert text_of(decode(sse(frame))[1]) == "whole"
+
+
+@pytest.mark.parametrize(
+    "frame",
+    [
+        {"choices": []},
+        {"choices": None},
+        {"id": "x"},
+        {"prompt_filter_results": [{"prompt_index": 0, "content_filter_results": {}}], "choices": []},
+    ],
+)
+def test_chunks_without_choices_are_fine(frame: dict[str, Any]) -> None:
+    _, outcome = decode(sse(frame, chunk({"content": "ok"}), chunk({}, finish="stop")))
+    assert (outcome.end, text_of(outcome), outcome.skipped_frames) == ("complete", "ok", 0)
+
+
+def test_unknown_fields_are_ignored() -> None:
+    frame = chunk({"content": "a", "token_ids": [1, 2]}, obfuscation="xyz", x_groq={"id": "req"}, logprobs=None)
+    assert text_of(decode(sse(frame))[1]) == "a"
+
+
+# --- reasoning ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("field", ["reasoning_content", "reasoning"])
+def test_reasoning_fields_become_thinking_with_the_field_name_once(field: str) -> None:
+    events, outcome = decode(sse(chunk({field: "think"}), chunk({field: "ing"}), chunk({"content": "answer"}), chunk({}, finish="stop")))
+    fidelity = {"reasoning_field": field}
+    assert items_of(events)[:3] == [ThinkingDelta("think", fidelity), ThinkingDelta("ing"), ThinkingDone("thinking", fidelity)]
+    assert (thinking_of(outcome), text_of(outcome)) == ("thinking", "answer")
+
+
+def test_both_reasoning_fields_in_one_chunk_are_read_once_without_a_field_name() -> None:
+    events, outcome = decode(sse(chunk({"reasoning_content": "x", "reasoning": "x"})))
+    assert items_of(events) == [ThinkingDelta("x"), ThinkingDone("x")]
+
+
+def test_openrouter_reasoning_details_win_and_keep_the_signature() -> None:
+    frames = [
+        chunk({"reasoning": "Two", "reasoning_details": [{"type": "reasoning.text", "text": "Two", "format": "anthropic-claude-v1", "index": 0}]}),
+        chunk({"reasoning": " plus", "reasoning_details": [{"type": "reasoning.text", "text": " plus", "format": "anthropic-claude-v1", "index": 0}]}),
+        chunk({"reasoning_details": [{"type": "reasoning.text", "signature": "sig==", "format": "anthropic-claude-v1", "index": 0}]}),
+        chunk({"content": "4"}),
+        chunk({}, finish="stop"),
+    ]
+    events, outcome = decode(sse(*frames))
+    fidelity = {"signature": "sig==", "format": "anthropic-claude-v1"}
+    assert items_of(events)[:4] == [
+        ThinkingDelta("Two"),
+        ThinkingDelta(" plus"),
+        ThinkingDelta("", fidelity),
+        ThinkingDone("Two plus", fidelity),
+    ]
+
+
+def test_openrouter_encrypted_reasoning_is_kept_in_fidelity() -> None:
+    block = {"type": "reasoning.encrypted", "data": "gAAAA", "id": "rs_1", "format": "openai-responses-v1", "index": 0}
+    events, _ = decode(sse(chunk({"reasoning_details": [{"type": "reasoning.summary", "summary": "Plan", "index": 0}]}), chunk({"reasoning_details": [block]})))
+    fidelity = {"encrypted_content": "gAAAA", "format": "openai-responses-v1", "reasoning_id": "rs_1"}
+    assert items_of(events) == [ThinkingDelta("Plan"), ThinkingDelta("", fidelity), ThinkingDone("Plan", fidelity)]
+
+
+def test_mistral_typed_content_parts_carry_thinking_and_text() -> None:
+    frames = [
+        chunk({"content": [{"type": "thinking", "thinking": [{"type": "text", "text": "Okay"}]}]}),
+        chunk({"content": [{"type": "thinking", "thinking": [{"type": "text", "text": ", so"}]}]}),
+        chunk({"content": [{"type": "text", "text": "Look both ways."}]}),
+        chunk({}, finish="stop"),
+    ]
+    _, outcome = decode(sse(*frames))
+    assert (thinking_of(outcome), text_of(outcome)) == ("Okay, so", "Look both ways.")
+
+
+def test_thinking_then_text_are_two_groups_in_arrival_order() -> None:
+    events, _ = decode(sse(chunk({"reasoning_content": "r", "content": "t"})))
+    assert [type(i).__name__ for i in items_of(events)] == ["ThinkingDelta", "ThinkingDone", "TextDelta", "TextDone"]
+
+
+# --- tool calls ---------------------------------------------------------------------
+
+
+def call(index: int | None = None, id: str | None = None, name: str | None = None, arguments: Any = None) -> dict[str, Any]:
+    fragment: dict[str, Any] = {"type": "function", "function": {}}
+    if index is not None:
+        fragment["index"] = index
+    if id is not None:
+        fragment["id"] = id
+    if name is not None:
+        fragment["function"]["name"] = name
+    if arguments is not None:
+        fragment["function"]["arguments"] = arguments
+    return fragment
+
+
+def tools(*fragments: dict[str, Any]) -> dict[str, Any]:
+    return chunk({"tool_calls": list(fragments)})
+
+
+def test_a_tool_call_streams_name_and_id_first_then_fragments() -> None:
+    events, outcome = decode(sse(tools(call(0, "call_1", "get_weather", "")), tools(call(0, arguments='{"city":')), tools(call(0, arguments='"Paris"}')), chunk({}, finish="tool_calls")))
+    assert items_of(events) == [
+        ToolCallDelta("get_weather", "", "call_1"),
+        ToolCallDelta("", '{"city":', ""),
+        ToolCallDelta("", '"Paris"}', ""),
+        ToolCallDone("get_weather", {"city": "Paris"}, "call_1"),
+    ]
+    assert (outcome.finish_reason, outcome.native_finish_reason) == ("tool_call", "tool_calls")
+
+
+def test_parallel_calls_are_routed_by_index() -> None:
+    frames = [
+        tools(call(0, "call_a", "a", "")),
+        tools(call(0, arguments='{"x": 1}')),
+        tools(call(1, "call_b", "b", "")),
+        tools(call(1, arguments='{"y": 2}')),
+        chunk({}, finish="tool_calls"),
+    ]
+    assert calls_of(decode(sse(*frames))[1]) == [("a", "call_a", {"x": 1}), ("b", "call_b", {"y": 2})]
+
+
+def test_interleaved_parallel_calls_wait_for_their_turn() -> None:
+    frames = [
+        tools(call(0, "call_a", "a", ""), call(1, "call_b", "b", "")),
+        tools(call(0, arguments='{"x": ')),
+        tools(call(1, arguments='{"y": 2}')),
+        tools(call(0, arguments="1}")),
+        chunk({}, finish="tool_calls"),
+    ]
+    events, outcome = decode(sse(*frames))
+    assert calls_of(outcome) == [("a", "call_a", {"x": 1}), ("b", "call_b", {"y": 2})]
+    assert outcome.anomalies == ()
+
+
+def test_calls_without_index_are_routed_by_id() -> None:
+    frames = [tools(call(None, "gSIM", "weather", '{"location": ')), tools(call(None, "gSIM", None, '"SF"}')), chunk({}, finish="tool_calls")]
+    assert calls_of(decode(sse(*frames))[1]) == [("weather", "gSIM", {"location": "SF"})]
+
+
+def test_calls_with_neither_index_nor_id_are_routed_by_position_in_the_frame() -> None:
+    frames = [tools(call(name="a", id="c1", arguments=""), call(name="b", id="c2", arguments="")), tools(call(arguments="{}"), call(arguments='{"k": 1}')), chunk({}, finish="tool_calls")]
+    assert calls_of(decode(sse(*frames))[1]) == [("a", "c1", {}), ("b", "c2", {"k": 1})]
+
+
+def test_an_index_reused_with_another_id_starts_a_new_call() -> None:
+    frames = [tools(call(0, "c1", "a", "{}")), tools(call(0, "c2", "b", "{}")), chunk({}, finish="tool_calls")]
+    assert calls_of(decode(sse(*frames))[1]) == [("a", "c1", {}), ("b", "c2", {})]
+
+
+def test_an_empty_id_and_a_repeated_name_continue_the_call() -> None:
+    frames = [tools(call(0, "c1", "lookup", '{"q":')), tools(call(0, "", "lookup", '"x"}')), chunk({}, finish="tool_calls")]
+    events, outcome = decode(sse(*frames))
+    assert calls_of(outcome) == [("lookup", "c1", {"q": "x"})]
+    assert [i.name for i in items_of(events) if isinstance(i, ToolCallDelta)] == ["lookup", ""]
+
+
+def test_a_late_name_delays_the_first_delta_until_it_is_known() -> None:
+    frames = [tools(call(0, "c1", None, '{"a"')), tools(call(0, None, "late", ": 1}")), chunk({}, finish="tool_calls")]
+    events, outcome = decode(sse(*frames))
+    # what arrived before the name goes out with it, as one fragment
+    assert items_of(events)[0] == ToolCallDelta("late", '{"a": 1}', "c1")
+    assert calls_of(outcome) == [("late", "c1", {"a": 1})]
+
+
+def test_a_missing_id_is_made_up_and_stable_for_the_stream() -> None:
+    frames = [tools(call(0, None, "f", '{"a": 1}')), tools(call(1, None, "g", "{}")), chunk({}, finish="tool_calls")]
+    assert calls_of(decode(sse(*frames), stream_id="abc")[1]) == [("f", "call_abc_0", {"a": 1}), ("g", "call_abc_1", {})]
+
+
+def test_arguments_given_as_an_object_are_taken_whole() -> None:
+    frames = [tools(call(0, "c1", "f", {"city": "Paris", "days": 3})), chunk({}, finish="tool_calls")]
+    assert calls_of(decode(sse(*frames))[1]) == [("f", "c1", {"city": "Paris", "days": 3})]
+
+
+def test_empty_arguments_are_an_empty_object() -> None:
+    frames = [tools(call(0, "c1", "now", "")), chunk({}, finish="tool_calls")]
+    assert calls_of(decode(sse(*frames))[1]) == [("now", "c1", {})]
+
+
+def test_invalid_arguments_fail_in_strict_mode_where_the_done_would_go() -> None:
+    body = sse(chunk({"content": "hi"}), tools(call(0, "c1", "f", '{"a": ')), chunk({}, finish="tool_calls"))
+    events, outcome = decode(body)
+    assert outcome.end == "failed"
+    assert outcome.error is not None and outcome.error.type == "tool_call_argument_parse_error"
+    assert isinstance(items_of(events)[-1], ToolCallDelta)
+    assert text_of(outcome) == "hi"
+    received = []
+    with pytest.raises(unievent.ToolCallArgumentParseError) as caught:
+        for event in unievent.iter_events([body], "openai_chat"):
+            received.append(event)
+    assert (caught.value.tool_name, caught.value.tool_call_id, caught.value.raw_arguments) == ("f", "c1", '{"a": ')
+    assert not any(isinstance(e, StopEvent) for e in received)
+
+
+def test_invalid_arguments_become_an_empty_object_with_the_raw_text_when_lenient() -> None:
+    body = sse(tools(call(0, "c1", "f", "[1, 2]")), chunk({}, finish="tool_calls"))
+    events, outcome = decode(body, strict_arguments=False)
+    assert outcome.end == "complete"
+    assert items_of(events)[-1] == ToolCallDone("f", {}, "c1", {"raw_arguments": "[1, 2]"})
+
+
+def test_text_after_a_tool_call_closes_the_call_first() -> None:
+    events, _ = decode(sse(tools(call(0, "c1", "f", "{}")), chunk({"content": "done"}), chunk({}, finish="tool_calls")))
+    assert [i.type for i in items_of(events)] == ["tool_call.delta", "tool_call.done", "text.delta", "text.done"]
+
+
+# --- finish -------------------------------------------------------------------------
+
+
+def test_empty_and_null_finish_reasons_never_erase_one_recorded() -> None:
+    frames = [chunk({"content": "a"}, finish="length"), chunk({}, finish=""), {"choices": [{"delta": {}, "finish_reason": None}]}]
+    _, outcome = decode(sse(*frames, done=False))
+    assert (outcome.end, outcome.finish_reason, outcome.native_finish_reason) == ("complete", "length", "length")
+
+
+@pytest.mark.parametrize(("native", "expected"), [("stop", "stop"), ("length", "length"), ("tool_calls", "tool_call"), ("function_call", "tool_call"), ("content_filter", "unknown"), ("sensitive", "unknown")])
+def test_finish_reasons_normalize_and_keep_the_native_value(native: str, expected: str) -> None:
+    _, outcome = decode(sse(chunk({"content": "a"}, finish=native)))
+    assert (outcome.finish_reason, outcome.native_finish_reason) == (expected, native)
+
+
+def test_a_plain_stop_on_a_turn_that_called_tools_is_tool_call() -> None:
+    _, outcome = decode(sse(tools(call(0, "c1", "f", "{}")), chunk({}, finish="stop")))
+    assert (outcome.finish_reason, outcome.native_finish_reason) == ("tool_call", "stop")
+
+
+def test_done_without_finish_reason_is_complete() -> None:
+    assert decode(sse(chunk({"content": "a"})))[1].finish_reason == "stop"
+    assert decode(sse(tools(call(0, "c1", "f", "{}"))))[1].finish_reason == "tool_call"
+
+
+def test_neither_finish_reason_nor_done_is_truncated_and_keeps_the_text() -> None:
+    body = sse(chunk({"reasoning_content": "hmm"}), chunk({"content": "par"}), tools(call(0, "c1", "f", '{"a": 1')), done=False)
+    events, outcome = decode(body)
+    assert outcome.end == "truncated"
+    assert (thinking_of(outcome), text_of(outcome), calls_of(outcome)) == ("hmm", "par", [])
+    assert not isinstance(events[-1], StopEvent)
+    received = []
+    with pytest.raises(unievent.IncompleteStreamError) as caught:
+        for event in unievent.iter_events([body], "openai_chat"):
+            received.append(event)
+    assert caught.value.outcome.end == "truncated"
+    assert [e.item for e in received] == items_of(events)
+
+
+# --- usage --------------------------------------------------------------------------
+
+
+def test_usage_follows_mmsp_meaning() -> None:
+    usage = {"prompt_tokens": 100, "completion_tokens": 50, "prompt_tokens_details": {"cached_tokens": 30}, "completion_tokens_details": {"reasoning_tokens": 20}}
+    events, outcome = decode(sse(chunk({"content": "a"}, finish="stop"), {"choices": [], "usage": usage}))
+    assert outcome.usage == Usage(cached_tokens=30, prompt_tokens=70, thoughts_tokens=20, response_tokens=30)
+    assert events[-1].usage == outcome.usage
+
+
+def test_usage_overwrites_and_a_zero_never_erases_a_count() -> None:
+    frames = [chunk({"content": "a"}, usage={"prompt_tokens": 5, "completion_tokens": 1}), chunk({}, finish="stop", usage={"prompt_tokens": 0, "completion_tokens": 9})]
+    assert decode(sse(*frames))[1].usage == Usage(None, 5, None, 9)
+
+
+def test_groq_usage_rides_in_x_groq() -> None:
+    frame = chunk({}, finish="stop", x_groq={"id": "req", "usage": {"prompt_tokens": 7, "completion_tokens": 3}})
+    assert decode(sse(frame))[1].usage == Usage(None, 7, None, 3)
+
+
+def test_the_stop_event_always_carries_a_usage_object() -> None:
+    assert decode(sse(chunk({"content": "a"})))[0][-1].usage == Usage(None, None, None, None)
+
+
+# --- errors -------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("frame", "message", "type_", "code"),
+    [
+        ({"error": {"message": "Token limit reached", "code": 400}}, "Token limit reached", None, 400),
+        ({"error": "overloaded"}, "overloaded", None, None),
+        ({"object": "error", "message": "bad request", "type": "BadRequestError", "code": 400}, "bad request", "BadRequestError", 400),
+    ],
+)
+def test_an_error_inside_the_stream_fails_it_and_keeps_the_text(frame: dict[str, Any], message: str, type_: str | None, code: Any) -> None:
+    body = sse(chunk({"content": "partial"}), frame, chunk({"content": " ignored"}))
+    _, outcome = decode(body)
+    assert outcome.end == "failed"
+    assert outcome.error is not None
+    assert (outcome.error.message, outcome.error.type, outcome.error.code) == (message, type_, code)
+    assert text_of(outcome) == "partial"
+    with pytest.raises(unievent.ProviderStreamError) as caught:
+        list(unievent.iter_events([body], "openai_chat"))
+    assert caught.value.provider_message == message
+
+
+def test_an_event_error_frame_fails_the_stream() -> None:
+    body = b'data: {"choices":[{"delta":{"content":"a"}}]}\n\nevent: error\ndata: {"message":"upstream died"}\n\n'
+    _, outcome = decode(body)
+    assert (outcome.end, outcome.error and outcome.error.message) == ("failed", "upstream died")
+
+
+def test_a_null_error_is_not_an_error() -> None:
+    assert decode(sse(chunk({"content": "a"}, error=None)))[1].end == "complete"
+
+
+# --- the decoder's life -------------------------------------------------------------
+
+
+def test_abort_returns_no_events_and_keeps_what_arrived() -> None:
+    decoder = unievent.StreamDecoder("openai_chat")
+    decoder.push(sse(chunk({"content": "hel"}), done=False) + b'data: {"choices":[{"delta":{"content":"lo"')
+    outcome = decoder.abort()
+    assert (outcome.end, text_of(outcome)) == ("cancelled", "hel")
+    with pytest.raises(unievent.DecoderStateError):
+        decoder.push(b"more")
+
+
+def test_push_after_finish_raises() -> None:
+    decoder = unievent.StreamDecoder("openai_chat")
+    decoder.finish()
+    with pytest.raises(unievent.DecoderStateError) as caught:
+        decoder.push(b"x")
+    assert "openai_chat" in str(caught.value)
+
+
+def test_an_unknown_protocol_is_refused() -> None:
+    with pytest.raises(ValueError, match="unknown protocol"):
+        unievent.StreamDecoder("carrier_pigeon")
+
+
+def test_the_clock_is_read_once_per_push() -> None:
+    ticks = iter(range(100, 200))
+    decoder = unievent.StreamDecoder("openai_chat", clock=lambda: next(ticks))
+    first = decoder.push(sse(chunk({"content": "a"}), chunk({"content": "b"}), done=False))
+    second = decoder.push(sse(chunk({"content": "c"}), done=False))
+    assert [e.created_at for e in first] == [100, 100]
+    assert [e.created_at for e in second] == [101]
+
+
+def test_iter_events_ends_with_the_stop_event() -> None:
+    events = list(unievent.iter_events(iter([b"data: {\"choices\":[{\"delta\":{\"content\":\"hi\"}}]}\n", b"\ndata: [DONE]\n\n"]), "openai_chat"))
+    assert [type(e).__name__ for e in events] == ["DeltaEvent", "DeltaEvent", "StopEvent"]
+
+
+def test_aiter_events_works_with_an_async_body() -> None:
+    async def body() -> AsyncIterator[bytes]:
+        yield sse(chunk({"content": "a"}), done=False)
+        yield sse(chunk({}, finish="stop"), done=False)
+
+    async def collect() -> list[Any]:
+        return [e async for e in unievent.aiter_events(body(), "openai_chat")]
+
+    events = asyncio.run(collect())
+    assert isinstance(events[-1], StopEvent) and events[-1].finish_reason == "stop"
+
+
+# --- helpers ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("status", "body", "expected"),
+    [
+        (400, '{"error": {"message": "Unrecognized request argument supplied: stream_options"}}', True),
+        (422, "INCLUDE_USAGE is not permitted", True),
+        (400, "bad model", False),
+        (500, "stream_options", False),
+    ],
+)
+def test_is_stream_options_rejected(status: int, body: str, expected: bool) -> None:
+    assert unievent.is_stream_options_rejected(status, body) is expected
+
+
+@pytest.mark.parametrize(
+    ("body", "expected"),
+    [("\ufeff  <!DOCTYPE html><html>", True), ("<HTML><body>", True), ("<?xml?>\n<html>", True), ('{"error": 1}', False), ("data: <html>", False), ("", False)],
+)
+def test_looks_like_html(body: str, expected: bool) -> None:
+    assert unievent.looks_like_html(body) is expected
+
+
+@pytest.mark.parametrize(("reason", "expected"), [("stop", "end_turn"), ("tool_calls", "tool_use"), ("function_call", "tool_use"), ("length", "max_tokens"), ("content_filter", "content_filter"), ("end_turn", "end_turn")])
+def test_stop_reason_from_openai(reason: str, expected: str) -> None:
+    assert unievent.stop_reason_from_openai(reason) == expected

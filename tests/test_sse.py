@@ -1,0 +1,166 @@
+"""SSE framing: line ends, fields, dispatch, caps and bodies that are not SSE.
+
+Each test feeds real wire bytes through the public decoder (protocol openai_chat,
+whose frames are easy to read back) and checks what came out.
+"""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import unievent
+from tests.helpers import chunk, decode, split_at, sse, text_of
+
+HELLO = sse(chunk({"content": "Hel"}), chunk({"content": "lo"}), chunk({}, finish="stop"))
+
+
+@pytest.mark.parametrize("ending", [b"\n", b"\r\n", b"\r"])
+def test_every_line_ending_frames_the_same(ending: bytes) -> None:
+    events, outcome = decode(HELLO.replace(b"\n", ending))
+    assert outcome.end == "complete"
+    assert text_of(outcome) == "Hello"
+
+
+def test_a_cr_at_the_end_of_a_chunk_waits_for_its_lf() -> None:
+    data = HELLO.replace(b"\n", b"\r\n")
+    cut = data.index(b"\r\n") + 1  # between \r and \n
+    assert decode(data, pieces=[data[:cut], data[cut:]]) == decode(data)
+
+
+def test_leading_bom_is_removed_only_from_the_first_line() -> None:
+    events, outcome = decode(b"\xef\xbb\xbf" + HELLO)
+    assert text_of(outcome) == "Hello"
+
+
+def test_comments_are_skipped_and_never_reach_the_json_parser() -> None:
+    data = b": keep-alive\n\n: OPENROUTER PROCESSING\n\n" + HELLO
+    _, outcome = decode(data)
+    assert (outcome.end, outcome.skipped_frames, text_of(outcome)) == ("complete", 0, "Hello")
+
+
+def test_data_with_and_without_the_space() -> None:
+    data = b'data:{"choices":[{"delta":{"content":"a"}}]}\n\ndata: {"choices":[{"delta":{"content":"b"}}]}\n\ndata:[DONE]\n\n'
+    assert text_of(decode(data)[1]) == "ab"
+
+
+def test_multi_line_data_is_joined_with_newlines() -> None:
+    data = b'data: {"choices":\ndata: [{"delta":{"content":"x"}}]}\n\ndata: [DONE]\n\n'
+    _, outcome = decode(data)
+    assert (text_of(outcome), outcome.skipped_frames) == ("x", 0)
+
+
+def test_events_missing_their_blank_line_become_one_frame_per_line() -> None:
+    data = b'data: {"choices":[{"delta":{"content":"a"}}]}\ndata: {"choices":[{"delta":{"content":"b"}}]}\n\ndata: [DONE]\n\n'
+    _, outcome = decode(data)
+    assert (text_of(outcome), outcome.skipped_frames) == ("ab", 0)
+
+
+def test_id_and_retry_are_ignored_and_unknown_fields_too() -> None:
+    data = b"id: 7\nretry: 1000\nfoo: bar\n" + HELLO
+    assert text_of(decode(data)[1]) == "Hello"
+
+
+def test_a_frame_that_does_not_parse_is_skipped_and_counted() -> None:
+    data = sse(chunk({"content": "a"}), "{not json", chunk({"content": "b"}))
+    _, outcome = decode(data)
+    assert (outcome.end, outcome.skipped_frames, text_of(outcome)) == ("complete", 1, "ab")
+
+
+def test_json_that_is_not_an_object_is_ignored_without_counting() -> None:
+    _, outcome = decode(sse("[1, 2]", "42", chunk({"content": "a"})))
+    assert (outcome.skipped_frames, text_of(outcome)) == (0, "a")
+
+
+def test_everything_after_done_is_ignored() -> None:
+    data = HELLO + sse(chunk({"content": " again"}), done=False) + b"garbage\n"
+    _, outcome = decode(data)
+    assert text_of(outcome) == "Hello"
+
+
+def test_the_last_frame_is_dispatched_at_eof_without_its_blank_line() -> None:
+    data = b'data: {"choices":[{"delta":{"content":"a"},"finish_reason":"stop"}]}'
+    _, outcome = decode(data)
+    assert (outcome.end, text_of(outcome)) == ("complete", "a")
+
+
+def test_invalid_utf8_is_read_with_replacement_characters() -> None:
+    data = b'data: {"choices":[{"delta":{"content":"a\xffb"}}]}\n\ndata: [DONE]\n\n'
+    assert text_of(decode(data)[1]) == "a\ufffdb"
+
+
+def test_an_html_page_is_not_an_event_stream() -> None:
+    body = b"<!DOCTYPE html>\n<html><body>Bad gateway</body></html>\n"
+    events, outcome = decode(body)
+    assert events == []
+    assert outcome.end == "not_event_stream"
+    assert outcome.body == "<!DOCTYPE html>\n<html><body>Bad gateway</body></html>"
+    with pytest.raises(unievent.NotEventStreamError) as caught:
+        list(unievent.iter_events([body], "openai_chat"))
+    assert caught.value.looks_like_html
+
+
+def test_a_plain_json_error_body_is_not_an_event_stream() -> None:
+    body = b'{"error": {"message": "stream not supported", "type": "invalid_request_error"}}'
+    _, outcome = decode(body)
+    assert (outcome.end, outcome.body) == ("not_event_stream", body.decode())
+    with pytest.raises(unievent.NotEventStreamError) as caught:
+        list(unievent.iter_events([body], "openai_chat"))
+    assert not caught.value.looks_like_html
+
+
+def test_the_non_sse_body_is_capped_at_about_one_mebibyte() -> None:
+    line = b"x" * 1000 + b"\n"
+    _, outcome = decode(line * 3000)
+    assert outcome.end == "not_event_stream"
+    assert outcome.body is not None and 1024 * 1024 <= len(outcome.body) <= 1024 * 1024 + 1001
+
+
+def test_an_empty_body_and_a_body_of_comments_are_truncated() -> None:
+    assert decode(b"")[1].end == "truncated"
+    assert decode(b": keep-alive\n\n: keep-alive\n\n")[1].end == "truncated"
+
+
+def test_a_line_over_the_cap_raises_frame_too_large() -> None:
+    decoder = unievent.StreamDecoder("openai_chat", max_frame=1000)
+    with pytest.raises(unievent.FrameTooLargeError) as caught:
+        decoder.push(b"data: " + b"x" * 2000)
+    assert (caught.value.what, caught.value.limit, caught.value.protocol) == ("line", 1000, "openai_chat")
+
+
+def test_a_frame_over_the_cap_raises_even_when_its_lines_are_short() -> None:
+    decoder = unievent.StreamDecoder("openai_chat", max_frame=1000)
+    with pytest.raises(unievent.FrameTooLargeError) as caught:
+        decoder.push(b"data: xxxxxxxxxx\n" * 200)
+    assert caught.value.what == "frame"
+    assert "state 'gather'" in str(caught.value)
+
+
+BODIES = [
+    HELLO,
+    HELLO.replace(b"\n", b"\r\n"),
+    HELLO.replace(b"\n", b"\r"),
+    b"\xef\xbb\xbf: hi\r\n\r\n" + sse(chunk({"content": "d\u00e9j\u00e0 \u65e5\u672c \U0001f600"}), chunk({}, finish="stop")),
+]
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.sampled_from(BODIES), st.lists(st.integers(min_value=0, max_value=400), max_size=12))
+def test_any_split_gives_the_same_events_and_outcome(body: bytes, cuts: list[int]) -> None:
+    assert decode(body, pieces=split_at(body, cuts)) == decode(body)
+
+
+@pytest.mark.parametrize("body", BODIES)
+def test_byte_by_byte_gives_the_same_events_and_outcome(body: bytes) -> None:
+    assert decode(body, pieces=[body[i : i + 1] for i in range(len(body))]) == decode(body)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.binary(max_size=300))
+def test_arbitrary_bytes_decode_or_raise_a_unievent_error(data: bytes) -> None:
+    try:
+        events, outcome = decode(data)
+    except unievent.UniEventError:
+        return
+    assert outcome.end in ("complete", "truncated", "failed", "not_event_stream")
