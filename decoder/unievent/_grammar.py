@@ -55,6 +55,10 @@ def _symbol_name(symbol: int) -> str:
     return name.replace("_delta", ".delta").replace("_done", ".done")
 
 
+def _allowed(state: int) -> tuple[str, ...]:
+    return tuple(_symbol_name(G.SYMBOLS.index(name)) for name in G.ALLOWED[state])
+
+
 def parse_arguments(text: str) -> dict[str, Any] | None:
     """Parse joined tool-call arguments: blank is `{}`, a JSON object is itself,
     anything else (bad JSON, an array, a number) is None."""
@@ -187,16 +191,16 @@ def validate(events: Iterable[Event | SideEvent], *, partial: bool = False) -> V
             symbol = _SYMBOL_OF_TYPE.get(getattr(item, "type", ""), -1)
             if symbol < 0:
                 raise GrammarError(
-                    index, G.STATES[state], getattr(item, "type", repr(item)), G.ALLOWED[state],
+                    index, G.STATES[state], getattr(item, "type", repr(item)), _allowed(state),
                     "not an item a model streams",
                 )
             ctx.item = item
         else:
-            raise GrammarError(index, G.STATES[state], type(event).__name__, G.ALLOWED[state], "not a UniEvent")
+            raise GrammarError(index, G.STATES[state], type(event).__name__, _allowed(state), "not a UniEvent")
         ctx.event = event
         dest, actions = G.step(state, symbol, ctx, guards)
         if dest < 0:
-            raise GrammarError(index, G.STATES[state], _symbol_name(symbol), G.ALLOWED[state], _why(state, symbol, ctx, dest))
+            raise GrammarError(index, G.STATES[state], _symbol_name(symbol), _allowed(state), _why(state, symbol, ctx, dest))
         for action in actions:
             if action == G.A_OPEN_GROUP:
                 ctx.group = _Group()
@@ -210,7 +214,7 @@ def validate(events: Iterable[Event | SideEvent], *, partial: bool = False) -> V
                 ctx.group = _Group()
         state = dest
     if not partial and state not in G.FINAL:
-        raise GrammarError(index + 1, G.STATES[state], "end of stream", G.ALLOWED[state], "the stream ended without a stop event")
+        raise GrammarError(index + 1, G.STATES[state], "end of stream", _allowed(state), "the stream ended without a stop event")
     return ValidationSummary(index + 1, groups, state in G.FINAL)
 
 

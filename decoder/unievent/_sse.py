@@ -164,6 +164,8 @@ class SSEFramer:
                         raise FrameTooLargeError(self.protocol, self.state_name, "frame", size, self.max_frame)
                     self._data_size = size
                     self._data.append(value)
+                elif action == _DISPATCH:
+                    self._dispatch()
                 else:
                     self._run_action(action, value)
             if self.closed:
