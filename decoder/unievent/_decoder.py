@@ -231,12 +231,7 @@ class StreamDecoder:
     def _end_kind(self) -> End:
         end = self.handler.end()
         framer = self.framer
-        if (
-            end != "failed"
-            and not framer.seen_sse
-            and "".join(framer.body).strip()
-            and not self.asm.done_items
-        ):
+        if end != "failed" and "".join(framer.body).strip() and not self.asm.done_items:
             return "not_event_stream"
         return end
 

@@ -168,9 +168,8 @@ class OpenAIChat:
         model = obj.get("model")
         if model and type(model) is str:
             self.dec.model = model
-        usage = obj.get("usage")
-        if usage:
-            self._usage(usage)
+        if obj.get("usage"):
+            self._usage(obj["usage"])
         x_groq = obj.get("x_groq")
         if x_groq and type(x_groq) is dict and x_groq.get("usage"):
             self._usage(x_groq["usage"])
@@ -181,10 +180,12 @@ class OpenAIChat:
             delta = choice.get("message")
             if type(delta) is not dict:
                 return
-        # order within a chunk: reasoning, then text, then tool calls
-        if len(delta) > 1 or "content" not in delta:
-            self._reasoning(delta)
         content = delta.get("content")
+        if len(delta) == 1 and content and type(content) is str:
+            self.asm.text(content)  # most chunks: a bit of text and nothing else
+            return
+        # order within a chunk: reasoning, then text, then tool calls
+        self._reasoning(delta)
         if content:
             if type(content) is str:
                 self.asm.text(content)

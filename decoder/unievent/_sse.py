@@ -33,6 +33,7 @@ _SY_DATA = M.SY_DATA
 _SY_BLANK = M.SY_BLANK
 _SY_COMMENT = M.SY_COMMENT
 _SY_OTHER = M.SY_OTHER
+_SY_EOF = M.SY_EOF
 _NEXT = M.NEXT
 _DO = M.DO
 _APPEND = M.A_APPEND_DATA
@@ -48,13 +49,13 @@ class SSEFramer:
     """Incremental SSE framer: `feed(bytes)` as bytes arrive, `eof()` at the end.
 
     `body` holds the non-SSE lines seen before any SSE line (about 1 MiB at most);
-    `seen_sse` tells whether a `data:` or `event:` line ever arrived.
+    the first `data:` or `event:` line empties it for good, so a non-empty body at
+    the end means the response was not an event stream.
     """
 
     __slots__ = (
         "_bom_pending",
         "_data",
-        "_data_size",
         "_event",
         "_rest",
         "body",
@@ -64,7 +65,6 @@ class SSEFramer:
         "on_object",
         "on_other",
         "protocol",
-        "saw_sse",
         "state",
     )
 
@@ -75,18 +75,12 @@ class SSEFramer:
         self.max_frame = max_frame
         self.state = M.INITIAL
         self.closed = False
-        self.saw_sse = False
         self.body: list[str] = []
         self.body_size = 0
         self._rest = b""
         self._data: list[bytes] = []
-        self._data_size = 0
         self._event: str | None = None
         self._bom_pending = True
-
-    @property
-    def seen_sse(self) -> bool:
-        return self.saw_sse
 
     @property
     def state_name(self) -> str:
@@ -124,65 +118,82 @@ class SSEFramer:
             return
         rest = self._rest
         self._rest = b""
-        if rest:
-            while rest.startswith(_BOM):
-                rest = rest[3:]
-            self._lines(rest.replace(b"\r\n", b"\n").replace(b"\r", b"\n") + b"\n", 0)
-        if not self.closed:
-            state = self.state
-            self.state = _NEXT[state][M.SY_EOF]
-            for action in _DO[state][M.SY_EOF]:
-                self._run_action(action, b"")
+        while rest.startswith(_BOM):
+            rest = rest[3:]
+        tail = rest.replace(b"\r\n", b"\n").replace(b"\r", b"\n") + b"\n" if rest else b""
+        self._lines(tail, 0, eof=True)
         self.closed = True
 
-    def _lines(self, buf: bytes, scan_from: int) -> None:
-        """Frame every complete line of `buf` (whose line ends are all `\\n`)."""
+    def _lines(self, buf: bytes, scan_from: int, eof: bool = False) -> None:
+        """Frame every complete line of `buf` (whose line ends are all `\\n`), then
+        fire `eof` if asked.  The one place where the table's actions run."""
         pos = 0
         find = buf.find
         nl = find(b"\n", scan_from)
-        while nl >= 0:
-            line = buf[pos:nl]
-            pos = nl + 1
-            # `data:` lines come first: they are nearly every line of a stream
-            if line[:5] == b"data:":
-                symbol = _SY_DATA
-                value = line[6:] if line[5:6] == b" " else line[5:]
-            elif not line:
-                symbol = _SY_BLANK
-                value = line
-            elif line[0] == 58:  # ":"
-                symbol = _SY_COMMENT
-                value = line
+        max_frame = self.max_frame
+        while True:
+            if nl >= 0:
+                line = buf[pos:nl]
+                pos = nl + 1
+                # `data:` lines come first: they are nearly every line of a stream
+                if line[:5] == b"data:":
+                    symbol = _SY_DATA
+                    value = line[6:] if line[5:6] == b" " else line[5:]
+                elif not line:
+                    symbol = _SY_BLANK
+                    value = line
+                elif line[0] == 58:  # ":"
+                    symbol = _SY_COMMENT
+                    value = line
+                else:
+                    symbol, value = _field(line)
+                nl = find(b"\n", pos)
+            elif eof:
+                symbol = _SY_EOF
+                value = b""
+                eof = False
             else:
-                symbol, value = _field(line)
+                break
             state = self.state
             self.state = _NEXT[state][symbol]
             for action in _DO[state][symbol]:
                 if action == _APPEND:
-                    size = self._data_size + len(value) + 1
-                    if size > self.max_frame:
-                        raise FrameTooLargeError(self.protocol, self.state_name, "frame", size, self.max_frame)
-                    self._data_size = size
-                    self._data.append(value)
+                    data = self._data
+                    if data or len(value) > max_frame:
+                        self._count_frame(data, value)
+                    data.append(value)
                 elif action == _DISPATCH:
-                    self._dispatch()
+                    data = self._data
+                    event = self._event
+                    self._data = []
+                    self._event = None
+                    payload = data[0] if len(data) == 1 else b"\n".join(data)
+                    try:
+                        obj = _loads(payload)
+                    except _JSONDecodeError:
+                        over = self.on_other(event, data, payload)
+                    else:
+                        over = self.on_object(event, obj) if type(obj) is dict else False
+                    if over:
+                        self.closed = True
+                        return
                 else:
                     self._run_action(action, value)
-            if self.closed:
-                return
-            nl = find(b"\n", pos)
         rest = buf[pos:] if pos else buf
-        if len(rest) > self.max_frame:
-            raise FrameTooLargeError(self.protocol, self.state_name, "line", len(rest), self.max_frame)
+        if len(rest) > max_frame:
+            raise FrameTooLargeError(self.protocol, self.state_name, "line", len(rest), max_frame)
         self._rest = rest
+
+    def _count_frame(self, data: list[bytes], value: bytes) -> None:
+        """Raise when a frame's data lines (joined with newlines) pass the cap."""
+        size = sum(map(len, data)) + len(data) + len(value)
+        if size > self.max_frame:
+            raise FrameTooLargeError(self.protocol, self.state_name, "frame", size, self.max_frame)
 
     # --- actions, by the names in machines/sse.py -------------------------------------
 
     def _run_action(self, action: int, value: bytes) -> None:
-        if action == _DISPATCH:
-            self._dispatch()
-        elif action == M.A_SET_EVENT:
-            self.saw_sse = True
+        if action == M.A_SET_EVENT:
             self._event = value.decode("utf-8", "replace").strip()
         elif action == M.A_CLEAR_EVENT:
             self._event = None
@@ -193,27 +204,8 @@ class SSEFramer:
         elif action == M.A_DROP_BODY:
             self.body = []
             self.body_size = 0
-        elif action == _APPEND:
-            self._data.append(value)
         else:
             raise AssertionError(f"sse: no code for action {M.ACTIONS[action]}")
-
-    def _dispatch(self) -> None:
-        data = self._data
-        event = self._event
-        self._data = []
-        self._data_size = 0
-        self._event = None
-        self.saw_sse = True
-        payload = data[0] if len(data) == 1 else b"\n".join(data)
-        try:
-            obj = _loads(payload)
-        except _JSONDecodeError:
-            over = self.on_other(event, data, payload)
-        else:
-            over = self.on_object(event, obj) if type(obj) is dict else False
-        if over:
-            self.closed = True
 
 
 def _field(line: bytes) -> tuple[int, bytes]:
