@@ -109,7 +109,7 @@ class StreamDecoder:
         self.error: ProviderError | None = None
         self.skipped_frames = 0
         self.side: list[SideEvent] = []
-        self.anomalies: list[str] = []
+        self.anomalies: list[str] = self.asm.anomalies
         self.extras: dict[str, Any] = {}
         self.raw_usage: dict[str, int] = {}
         self.usage_reported = False

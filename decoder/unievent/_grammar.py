@@ -295,6 +295,7 @@ class Assembler:
         "_header",
         "_mime",
         "_parts",
+        "anomalies",
         "done_items",
         "now",
         "out",
@@ -308,6 +309,7 @@ class Assembler:
         self.state = G.INITIAL
         self.strict_arguments = strict_arguments
         self.done_items: list[DoneItem] = []
+        self.anomalies: list[str] = []
         self._parts: list[Any] = []
         self._fidelity: Fidelity | None = None
         self._header: tuple[str, str] = ("", "")
@@ -433,6 +435,9 @@ class Assembler:
             self.text("", fidelity)
         elif kind == G.K_THINKING:
             self.thinking("", fidelity)
+        elif self._fidelity is not None and fidelity != self._fidelity:
+            # a tool call or a binary chunk cannot be split in two: the first wins
+            self.anomalies.append(f"second fidelity for the open {G.KINDS[kind]} item dropped: {fidelity!r}"[:200])
         elif kind == G.K_TOOL_CALL:
             taken = self._take_fidelity(fidelity)
             if taken is not None:
@@ -452,7 +457,12 @@ class Assembler:
         self._binary(G.K_INLINE_THINKING, InlineThinkingDelta, data, mime_type, True, fidelity)
 
     def _binary(self, kind: int, cls: Any, data: bytes, mime: str, new_item: bool, fidelity: Fidelity | None) -> None:
-        opening = new_item or self.state != G.STATE_OF_KIND[kind] or mime.startswith("image/")
+        opening = (
+            new_item
+            or self.state != G.STATE_OF_KIND[kind]
+            or mime.startswith("image/")  # every image is an item of its own
+            or (fidelity is not None and self._fidelity is not None and fidelity != self._fidelity)
+        )
         plans = G.OPEN_PLAN if opening else G.CONTINUE_PLAN
         plan = plans[self.state]
         self._follow(plan[kind] if plan else None, G.KINDS[kind])

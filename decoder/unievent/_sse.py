@@ -34,12 +34,61 @@ _SY_BLANK = M.SY_BLANK
 _SY_COMMENT = M.SY_COMMENT
 _SY_OTHER = M.SY_OTHER
 _SY_EOF = M.SY_EOF
+_SY_EVENT = M.SY_EVENT
+_SET_EVENT = M.A_SET_EVENT
 _NEXT = M.NEXT
 _DO = M.DO
 _APPEND = M.A_APPEND_DATA
 _DISPATCH = M.A_DISPATCH
 _loads = orjson.loads
 _JSONDecodeError = orjson.JSONDecodeError
+
+
+
+def _compose(state: int, symbols: tuple[int, ...]) -> tuple[int, tuple[int, ...]]:
+    """Where a sequence of line symbols leads from `state`, and the actions it runs."""
+    actions: tuple[int, ...] = ()
+    for symbol in symbols:
+        if state < 0:
+            return -1, ()
+        actions += _DO[state][symbol]
+        state = _NEXT[state][symbol]
+    return state, actions
+
+
+def _states_holding_data() -> frozenset[int]:
+    """States in which gathered data lines may be waiting for their dispatch."""
+    holding: set[int] = set()
+    changed = True
+    while changed:
+        changed = False
+        for s, row in enumerate(_DO):
+            for y, actions in enumerate(row):
+                dest = _NEXT[s][y]
+                if dest < 0 or dest in holding or _DISPATCH in actions:
+                    continue
+                if _APPEND in actions or s in holding:
+                    holding.add(dest)
+                    changed = True
+    return frozenset(holding)
+
+
+def _block_dest(state: int) -> int:
+    """Where a whole `data:` frame, or `event:` + `data:` frame, leads from `state`
+    when the table makes each exactly "(remember the name,) gather, dispatch" and no
+    earlier data is waiting; -1 otherwise (the framer then goes line by line)."""
+    if state in _states_holding_data():
+        return -1
+    dest, actions = _compose(state, (_SY_DATA, _SY_BLANK))
+    named = _compose(state, (M.SY_EVENT, _SY_DATA, _SY_BLANK))
+    if actions == (_APPEND, _DISPATCH) and named == (dest, (M.A_SET_EVENT, _APPEND, _DISPATCH)):
+        return dest
+    return -1
+
+
+_BLOCK_DEST = tuple(_block_dest(s) for s in range(len(M.STATES)))
+# the framer dispatches after the other actions of a transition have run
+assert all(acts.index(_DISPATCH) == len(acts) - 1 for row in _DO for acts in row if _DISPATCH in acts)
 
 ObjectSink = Callable[[str | None, dict[str, Any]], bool]
 OtherSink = Callable[[str | None, list[bytes], bytes], bool]
@@ -57,6 +106,7 @@ class SSEFramer:
         "_bom_pending",
         "_data",
         "_event",
+        "_names",
         "_rest",
         "body",
         "body_size",
@@ -80,6 +130,7 @@ class SSEFramer:
         self._rest = b""
         self._data: list[bytes] = []
         self._event: str | None = None
+        self._names: dict[bytes, str] = {}
         self._bom_pending = True
 
     @property
@@ -131,58 +182,102 @@ class SSEFramer:
         find = buf.find
         nl = find(b"\n", scan_from)
         max_frame = self.max_frame
+        blocks_left = True  # whether a blank line may still follow `pos`
         while True:
+            payload = None
             if nl >= 0:
-                line = buf[pos:nl]
-                pos = nl + 1
-                # `data:` lines come first: they are nearly every line of a stream
-                if line[:5] == b"data:":
-                    symbol = _SY_DATA
-                    value = line[6:] if line[5:6] == b" " else line[5:]
-                elif not line:
-                    symbol = _SY_BLANK
-                    value = line
-                elif line[0] == 58:  # ":"
-                    symbol = _SY_COMMENT
-                    value = line
-                else:
-                    symbol, value = _field(line)
-                nl = find(b"\n", pos)
+                # Whole-frame shortcut: `data: X` or `event: E` + `data: X` and a blank
+                # line, in a state where the table composes those lines into exactly
+                # one dispatch (_BLOCK_DEST, derived from the table at import).
+                dest = _BLOCK_DEST[self.state]
+                if dest >= 0 and blocks_left:
+                    end = find(b"\n\n", pos)
+                    if end < 0:
+                        blocks_left = False
+                    else:
+                        block = buf[pos:end]
+                        if block[:6] == b"data: " and nl == end:
+                            event = None
+                            payload = block[6:]
+                        elif block[:7] == b"event: " and block[nl - pos + 1 : nl - pos + 7] == b"data: ":
+                            second = nl - pos + 1
+                            if block.find(b"\n", second) < 0:
+                                event = self._names.get(block[7 : second - 1]) or self._name_of(block[7 : second - 1])
+                                payload = block[second + 6 :]
+                        if payload is not None and len(payload) <= max_frame:
+                            self.state = dest
+                            data = [payload]
+                            pos = end + 2
+                            nl = find(b"\n", pos)
+                        else:
+                            payload = None
+                if payload is None:
+                    line = buf[pos:nl]
+                    pos = nl + 1
+                    # `data:` lines come first: they are nearly every line of a stream
+                    if line[:5] == b"data:":
+                        symbol = _SY_DATA
+                        value = line[6:] if line[5:6] == b" " else line[5:]
+                    elif not line:
+                        symbol = _SY_BLANK
+                        value = line
+                    elif line[:6] == b"event:":  # every frame of Anthropic and Responses
+                        symbol = _SY_EVENT
+                        value = line[7:] if line[6:7] == b" " else line[6:]
+                    elif line[0] == 58:  # ":"
+                        symbol = _SY_COMMENT
+                        value = line
+                    else:
+                        symbol, value = _field(line)
+                    nl = find(b"\n", pos)
             elif eof:
                 symbol = _SY_EOF
                 value = b""
                 eof = False
             else:
                 break
-            state = self.state
-            self.state = _NEXT[state][symbol]
-            for action in _DO[state][symbol]:
-                if action == _APPEND:
-                    data = self._data
-                    if data or len(value) > max_frame:
-                        self._count_frame(data, value)
-                    data.append(value)
-                elif action == _DISPATCH:
-                    data = self._data
-                    event = self._event
-                    self._data = []
-                    self._event = None
-                    payload = data[0] if len(data) == 1 else b"\n".join(data)
-                    try:
-                        obj = _loads(payload)
-                    except _JSONDecodeError:
-                        over = self.on_other(event, data, payload)
+            if payload is None:
+                state = self.state
+                self.state = _NEXT[state][symbol]
+                for action in _DO[state][symbol]:
+                    if action == _APPEND:
+                        data = self._data
+                        if data or len(value) > max_frame:
+                            self._count_frame(data, value)
+                        data.append(value)
+                    elif action == _DISPATCH:  # always the last action (checked at import)
+                        data = self._data
+                        event = self._event
+                        self._data = []
+                        self._event = None
+                        payload = data[0] if len(data) == 1 else b"\n".join(data)
+                    elif action == _SET_EVENT:
+                        event_name = self._names.get(value)
+                        self._event = event_name if event_name is not None else self._name_of(value)
                     else:
-                        over = self.on_object(event, obj) if type(obj) is dict else False
-                    if over:
-                        self.closed = True
-                        return
-                else:
-                    self._run_action(action, value)
+                        self._run_action(action, value)
+                if payload is None:
+                    continue
+            try:
+                obj = _loads(payload)
+            except _JSONDecodeError:
+                over = self.on_other(event, data, payload)
+            else:
+                over = self.on_object(event, obj) if type(obj) is dict else False
+            if over:
+                self.closed = True
+                return
         rest = buf[pos:] if pos else buf
         if len(rest) > max_frame:
             raise FrameTooLargeError(self.protocol, self.state_name, "line", len(rest), max_frame)
         self._rest = rest
+
+    def _name_of(self, value: bytes) -> str:
+        """Decode an event name, remembering the few a stream uses (bounded)."""
+        name = value.decode("utf-8", "replace").strip()
+        if len(self._names) < 64:
+            self._names[value] = name
+        return name
 
     def _count_frame(self, data: list[bytes], value: bytes) -> None:
         """Raise when a frame's data lines (joined with newlines) pass the cap."""
@@ -193,9 +288,7 @@ class SSEFramer:
     # --- actions, by the names in machines/sse.py -------------------------------------
 
     def _run_action(self, action: int, value: bytes) -> None:
-        if action == M.A_SET_EVENT:
-            self._event = value.decode("utf-8", "replace").strip()
-        elif action == M.A_CLEAR_EVENT:
+        if action == M.A_CLEAR_EVENT:
             self._event = None
         elif action == M.A_KEEP_BODY_LINE:
             if self.body_size < BODY_CAP:
