@@ -47,7 +47,7 @@ def dot(m: Machine) -> str:
         f"    __start -> {_dot_quote(m.states[m.initial])};",
     ]
     for s in sorted(m.states):
-        shape = ', peripheries=2' if m.states.index(s) in m.final else ""
+        shape = ", peripheries=2" if m.states.index(s) in m.final else ""
         lines.append(f"    {_dot_quote(s)} [label={_dot_quote(s)}{shape}];")
     for src, dst, labels in _edges(m):
         lines.append(f"    {_dot_quote(src)} -> {_dot_quote(dst)} [label={_dot_quote(chr(10).join(labels))}];")
@@ -96,7 +96,7 @@ def readme(machines: list[Machine]) -> str:
 def render_svg(dot_text: str) -> bytes | None:
     """SVG from DOT text, or None when pygraphviz is not installed."""
     try:
-        import pygraphviz  # type: ignore[import-untyped]  # noqa: PLC0415
+        import pygraphviz  # noqa: PLC0415
     except ImportError:
         return None
     graph = pygraphviz.AGraph(string=dot_text)

@@ -94,7 +94,7 @@ def canonical_markup(markup: dict[str, Any], decl: ModuleType) -> str:
 
 def flatten(name: str) -> Machine:
     decl = load_declaration(name)
-    markup = build_transitions_machine(decl).markup
+    markup: dict[str, Any] = dict(build_transitions_machine(decl).markup)
     states = [s["name"] for s in markup["states"]]
     symbols = list(decl.SYMBOLS)
     guards = list(decl.GUARDS)

@@ -58,7 +58,7 @@ def _group(kind: str) -> list[dict[str, object]]:
     if kind == "tool_call":
         opening["conditions"] = ["opens_call", "fidelity_once"]
         continuing["conditions"] = ["continues_call", "fidelity_once"]
-    closing = {
+    closing: dict[str, object] = {
         "trigger": f"{kind}_done",
         "source": kind,
         "dest": "between",

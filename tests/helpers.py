@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
+import itertools
 from typing import Any
 
 import orjson
-
 import unievent
 from unievent import Outcome, TextDone, ThinkingDone, ToolCallDone
 
@@ -65,4 +65,4 @@ def items_of(events: list[Any]) -> list[Any]:
 def split_at(data: bytes, cuts: list[int]) -> list[bytes]:
     """`data` cut at the given offsets (sorted, deduplicated, clamped)."""
     points = sorted({min(max(c, 0), len(data)) for c in cuts} | {0, len(data)})
-    return [data[a:b] for a, b in zip(points, points[1:], strict=False)]
+    return [data[a:b] for a, b in itertools.pairwise(points)]

@@ -644,7 +644,7 @@ def test_a_binary_chunk_with_another_fidelity_starts_a_new_item() -> None:
     asm.inline_data(b"cd", "audio/wav", fidelity={"id": "a2"})
     asm.stop(USAGE, "stop")
     validate(out)
-    assert [(d.data, d.fidelity) for d in asm.done_items] == [(b"ab", {"id": "a1"}), (b"cd", {"id": "a2"})]
+    assert asm.done_items == [InlineDataDone(b"ab", "audio/wav", {"id": "a1"}), InlineDataDone(b"cd", "audio/wav", {"id": "a2"})]
 
 
 # A random session of assembler calls, as a protocol handler would make them.

@@ -7,9 +7,7 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
-
 import unievent
-from tests.helpers import calls_of, chunk, decode, items_of, sse, text_of, thinking_of
 from unievent import (
     StopEvent,
     TextDelta,
@@ -21,11 +19,20 @@ from unievent import (
     Usage,
 )
 
+from tests.helpers import calls_of, chunk, decode, items_of, sse, text_of, thinking_of
+
 # --- choices, delta and message ----------------------------------------------------
 
 
 def test_text_streams_as_one_group_and_ends_with_stop() -> None:
-    events, outcome = decode(sse(chunk({"role": "assistant", "content": ""}), chunk({"content": "Hel"}), chunk({"content": "lo"}), chunk({}, finish="stop")))
+    events, outcome = decode(
+        sse(
+            chunk({"role": "assistant", "content": ""}),
+            chunk({"content": "Hel"}),
+            chunk({"content": "lo"}),
+            chunk({}, finish="stop"),
+        )
+    )
     assert items_of(events) == [TextDelta("Hel"), TextDelta("lo"), TextDone("Hello")]
     assert events[-1] == StopEvent(Usage(), "stop", 1694502400000)
     assert (outcome.end, outcome.finish_reason, outcome.native_finish_reason) == ("complete", "stop", "stop")
@@ -66,26 +73,52 @@ def test_unknown_fields_are_ignored() -> None:
 
 @pytest.mark.parametrize("field", ["reasoning_content", "reasoning"])
 def test_reasoning_fields_become_thinking_with_the_field_name_once(field: str) -> None:
-    events, outcome = decode(sse(chunk({field: "think"}), chunk({field: "ing"}), chunk({"content": "answer"}), chunk({}, finish="stop")))
+    events, outcome = decode(
+        sse(chunk({field: "think"}), chunk({field: "ing"}), chunk({"content": "answer"}), chunk({}, finish="stop"))
+    )
     fidelity = {"reasoning_field": field}
-    assert items_of(events)[:3] == [ThinkingDelta("think", fidelity), ThinkingDelta("ing"), ThinkingDone("thinking", fidelity)]
+    assert items_of(events)[:3] == [
+        ThinkingDelta("think", fidelity),
+        ThinkingDelta("ing"),
+        ThinkingDone("thinking", fidelity),
+    ]
     assert (thinking_of(outcome), text_of(outcome)) == ("thinking", "answer")
 
 
 def test_both_reasoning_fields_in_one_chunk_are_read_once_without_a_field_name() -> None:
-    events, outcome = decode(sse(chunk({"reasoning_content": "x", "reasoning": "x"})))
+    events, _outcome = decode(sse(chunk({"reasoning_content": "x", "reasoning": "x"})))
     assert items_of(events) == [ThinkingDelta("x"), ThinkingDone("x")]
 
 
 def test_openrouter_reasoning_details_win_and_keep_the_signature() -> None:
     frames = [
-        chunk({"reasoning": "Two", "reasoning_details": [{"type": "reasoning.text", "text": "Two", "format": "anthropic-claude-v1", "index": 0}]}),
-        chunk({"reasoning": " plus", "reasoning_details": [{"type": "reasoning.text", "text": " plus", "format": "anthropic-claude-v1", "index": 0}]}),
-        chunk({"reasoning_details": [{"type": "reasoning.text", "signature": "sig==", "format": "anthropic-claude-v1", "index": 0}]}),
+        chunk(
+            {
+                "reasoning": "Two",
+                "reasoning_details": [
+                    {"type": "reasoning.text", "text": "Two", "format": "anthropic-claude-v1", "index": 0}
+                ],
+            }
+        ),
+        chunk(
+            {
+                "reasoning": " plus",
+                "reasoning_details": [
+                    {"type": "reasoning.text", "text": " plus", "format": "anthropic-claude-v1", "index": 0}
+                ],
+            }
+        ),
+        chunk(
+            {
+                "reasoning_details": [
+                    {"type": "reasoning.text", "signature": "sig==", "format": "anthropic-claude-v1", "index": 0}
+                ]
+            }
+        ),
         chunk({"content": "4"}),
         chunk({}, finish="stop"),
     ]
-    events, outcome = decode(sse(*frames))
+    events, _outcome = decode(sse(*frames))
     fidelity = {"signature": "sig==", "format": "anthropic-claude-v1"}
     assert items_of(events)[:4] == [
         ThinkingDelta("Two"),
@@ -97,7 +130,12 @@ def test_openrouter_reasoning_details_win_and_keep_the_signature() -> None:
 
 def test_openrouter_encrypted_reasoning_is_kept_in_fidelity() -> None:
     block = {"type": "reasoning.encrypted", "data": "gAAAA", "id": "rs_1", "format": "openai-responses-v1", "index": 0}
-    events, _ = decode(sse(chunk({"reasoning_details": [{"type": "reasoning.summary", "summary": "Plan", "index": 0}]}), chunk({"reasoning_details": [block]})))
+    events, _ = decode(
+        sse(
+            chunk({"reasoning_details": [{"type": "reasoning.summary", "summary": "Plan", "index": 0}]}),
+            chunk({"reasoning_details": [block]}),
+        )
+    )
     fidelity = {"encrypted_content": "gAAAA", "format": "openai-responses-v1", "reasoning_id": "rs_1"}
     assert items_of(events) == [ThinkingDelta("Plan"), ThinkingDelta("", fidelity), ThinkingDone("Plan", fidelity)]
 
@@ -121,7 +159,9 @@ def test_thinking_then_text_are_two_groups_in_arrival_order() -> None:
 # --- tool calls ---------------------------------------------------------------------
 
 
-def call(index: int | None = None, id: str | None = None, name: str | None = None, arguments: Any = None) -> dict[str, Any]:
+def call(
+    index: int | None = None, id: str | None = None, name: str | None = None, arguments: Any = None
+) -> dict[str, Any]:
     fragment: dict[str, Any] = {"type": "function", "function": {}}
     if index is not None:
         fragment["index"] = index
@@ -139,7 +179,14 @@ def tools(*fragments: dict[str, Any]) -> dict[str, Any]:
 
 
 def test_a_tool_call_streams_name_and_id_first_then_fragments() -> None:
-    events, outcome = decode(sse(tools(call(0, "call_1", "get_weather", "")), tools(call(0, arguments='{"city":')), tools(call(0, arguments='"Paris"}')), chunk({}, finish="tool_calls")))
+    events, outcome = decode(
+        sse(
+            tools(call(0, "call_1", "get_weather", "")),
+            tools(call(0, arguments='{"city":')),
+            tools(call(0, arguments='"Paris"}')),
+            chunk({}, finish="tool_calls"),
+        )
+    )
     assert items_of(events) == [
         ToolCallDelta("get_weather", "", "call_1"),
         ToolCallDelta("", '{"city":', ""),
@@ -168,18 +215,26 @@ def test_interleaved_parallel_calls_wait_for_their_turn() -> None:
         tools(call(0, arguments="1}")),
         chunk({}, finish="tool_calls"),
     ]
-    events, outcome = decode(sse(*frames))
+    _events, outcome = decode(sse(*frames))
     assert calls_of(outcome) == [("a", "call_a", {"x": 1}), ("b", "call_b", {"y": 2})]
     assert outcome.anomalies == ()
 
 
 def test_calls_without_index_are_routed_by_id() -> None:
-    frames = [tools(call(None, "gSIM", "weather", '{"location": ')), tools(call(None, "gSIM", None, '"SF"}')), chunk({}, finish="tool_calls")]
+    frames = [
+        tools(call(None, "gSIM", "weather", '{"location": ')),
+        tools(call(None, "gSIM", None, '"SF"}')),
+        chunk({}, finish="tool_calls"),
+    ]
     assert calls_of(decode(sse(*frames))[1]) == [("weather", "gSIM", {"location": "SF"})]
 
 
 def test_calls_with_neither_index_nor_id_are_routed_by_position_in_the_frame() -> None:
-    frames = [tools(call(name="a", id="c1", arguments=""), call(name="b", id="c2", arguments="")), tools(call(arguments="{}"), call(arguments='{"k": 1}')), chunk({}, finish="tool_calls")]
+    frames = [
+        tools(call(name="a", id="c1", arguments=""), call(name="b", id="c2", arguments="")),
+        tools(call(arguments="{}"), call(arguments='{"k": 1}')),
+        chunk({}, finish="tool_calls"),
+    ]
     assert calls_of(decode(sse(*frames))[1]) == [("a", "c1", {}), ("b", "c2", {"k": 1})]
 
 
@@ -189,7 +244,11 @@ def test_an_index_reused_with_another_id_starts_a_new_call() -> None:
 
 
 def test_an_empty_id_and_a_repeated_name_continue_the_call() -> None:
-    frames = [tools(call(0, "c1", "lookup", '{"q":')), tools(call(0, "", "lookup", '"x"}')), chunk({}, finish="tool_calls")]
+    frames = [
+        tools(call(0, "c1", "lookup", '{"q":')),
+        tools(call(0, "", "lookup", '"x"}')),
+        chunk({}, finish="tool_calls"),
+    ]
     events, outcome = decode(sse(*frames))
     assert calls_of(outcome) == [("lookup", "c1", {"q": "x"})]
     assert [i.name for i in items_of(events) if isinstance(i, ToolCallDelta)] == ["lookup", ""]
@@ -205,7 +264,10 @@ def test_a_late_name_delays_the_first_delta_until_it_is_known() -> None:
 
 def test_a_missing_id_is_made_up_and_stable_for_the_stream() -> None:
     frames = [tools(call(0, None, "f", '{"a": 1}')), tools(call(1, None, "g", "{}")), chunk({}, finish="tool_calls")]
-    assert calls_of(decode(sse(*frames), stream_id="abc")[1]) == [("f", "call_abc_0", {"a": 1}), ("g", "call_abc_1", {})]
+    assert calls_of(decode(sse(*frames), stream_id="abc")[1]) == [
+        ("f", "call_abc_0", {"a": 1}),
+        ("g", "call_abc_1", {}),
+    ]
 
 
 def test_arguments_given_as_an_object_are_taken_whole() -> None:
@@ -249,12 +311,26 @@ def test_text_after_a_tool_call_closes_the_call_first() -> None:
 
 
 def test_empty_and_null_finish_reasons_never_erase_one_recorded() -> None:
-    frames = [chunk({"content": "a"}, finish="length"), chunk({}, finish=""), {"choices": [{"delta": {}, "finish_reason": None}]}]
+    frames = [
+        chunk({"content": "a"}, finish="length"),
+        chunk({}, finish=""),
+        {"choices": [{"delta": {}, "finish_reason": None}]},
+    ]
     _, outcome = decode(sse(*frames, done=False))
     assert (outcome.end, outcome.finish_reason, outcome.native_finish_reason) == ("complete", "length", "length")
 
 
-@pytest.mark.parametrize(("native", "expected"), [("stop", "stop"), ("length", "length"), ("tool_calls", "tool_call"), ("function_call", "tool_call"), ("content_filter", "unknown"), ("sensitive", "unknown")])
+@pytest.mark.parametrize(
+    ("native", "expected"),
+    [
+        ("stop", "stop"),
+        ("length", "length"),
+        ("tool_calls", "tool_call"),
+        ("function_call", "tool_call"),
+        ("content_filter", "unknown"),
+        ("sensitive", "unknown"),
+    ],
+)
 def test_finish_reasons_normalize_and_keep_the_native_value(native: str, expected: str) -> None:
     _, outcome = decode(sse(chunk({"content": "a"}, finish=native)))
     assert (outcome.finish_reason, outcome.native_finish_reason) == (expected, native)
@@ -271,7 +347,9 @@ def test_done_without_finish_reason_is_complete() -> None:
 
 
 def test_neither_finish_reason_nor_done_is_truncated_and_keeps_the_text() -> None:
-    body = sse(chunk({"reasoning_content": "hmm"}), chunk({"content": "par"}), tools(call(0, "c1", "f", '{"a": 1')), done=False)
+    body = sse(
+        chunk({"reasoning_content": "hmm"}), chunk({"content": "par"}), tools(call(0, "c1", "f", '{"a": 1')), done=False
+    )
     events, outcome = decode(body)
     assert outcome.end == "truncated"
     assert (thinking_of(outcome), text_of(outcome), calls_of(outcome)) == ("hmm", "par", [])
@@ -281,21 +359,29 @@ def test_neither_finish_reason_nor_done_is_truncated_and_keeps_the_text() -> Non
         for event in unievent.iter_events([body], "openai_chat"):
             received.append(event)
     assert caught.value.outcome.end == "truncated"
-    assert [e.item for e in received] == items_of(events)
+    assert items_of(received) == items_of(events)
 
 
 # --- usage --------------------------------------------------------------------------
 
 
 def test_usage_follows_mmsp_meaning() -> None:
-    usage = {"prompt_tokens": 100, "completion_tokens": 50, "prompt_tokens_details": {"cached_tokens": 30}, "completion_tokens_details": {"reasoning_tokens": 20}}
+    usage = {
+        "prompt_tokens": 100,
+        "completion_tokens": 50,
+        "prompt_tokens_details": {"cached_tokens": 30},
+        "completion_tokens_details": {"reasoning_tokens": 20},
+    }
     events, outcome = decode(sse(chunk({"content": "a"}, finish="stop"), {"choices": [], "usage": usage}))
     assert outcome.usage == Usage(cached_tokens=30, prompt_tokens=70, thoughts_tokens=20, response_tokens=30)
     assert events[-1].usage == outcome.usage
 
 
 def test_usage_overwrites_and_a_zero_never_erases_a_count() -> None:
-    frames = [chunk({"content": "a"}, usage={"prompt_tokens": 5, "completion_tokens": 1}), chunk({}, finish="stop", usage={"prompt_tokens": 0, "completion_tokens": 9})]
+    frames = [
+        chunk({"content": "a"}, usage={"prompt_tokens": 5, "completion_tokens": 1}),
+        chunk({}, finish="stop", usage={"prompt_tokens": 0, "completion_tokens": 9}),
+    ]
     assert decode(sse(*frames))[1].usage == Usage(None, 5, None, 9)
 
 
@@ -316,10 +402,17 @@ def test_the_stop_event_always_carries_a_usage_object() -> None:
     [
         ({"error": {"message": "Token limit reached", "code": 400}}, "Token limit reached", None, 400),
         ({"error": "overloaded"}, "overloaded", None, None),
-        ({"object": "error", "message": "bad request", "type": "BadRequestError", "code": 400}, "bad request", "BadRequestError", 400),
+        (
+            {"object": "error", "message": "bad request", "type": "BadRequestError", "code": 400},
+            "bad request",
+            "BadRequestError",
+            400,
+        ),
     ],
 )
-def test_an_error_inside_the_stream_fails_it_and_keeps_the_text(frame: dict[str, Any], message: str, type_: str | None, code: Any) -> None:
+def test_an_error_inside_the_stream_fails_it_and_keeps_the_text(
+    frame: dict[str, Any], message: str, type_: str | None, code: Any
+) -> None:
     body = sse(chunk({"content": "partial"}), frame, chunk({"content": " ignored"}))
     _, outcome = decode(body)
     assert outcome.end == "failed"
@@ -376,7 +469,11 @@ def test_the_clock_is_read_once_per_push() -> None:
 
 
 def test_iter_events_ends_with_the_stop_event() -> None:
-    events = list(unievent.iter_events(iter([b"data: {\"choices\":[{\"delta\":{\"content\":\"hi\"}}]}\n", b"\ndata: [DONE]\n\n"]), "openai_chat"))
+    events = list(
+        unievent.iter_events(
+            iter([b'data: {"choices":[{"delta":{"content":"hi"}}]}\n', b"\ndata: [DONE]\n\n"]), "openai_chat"
+        )
+    )
     assert [type(e).__name__ for e in events] == ["DeltaEvent", "DeltaEvent", "StopEvent"]
 
 
@@ -410,12 +507,29 @@ def test_is_stream_options_rejected(status: int, body: str, expected: bool) -> N
 
 @pytest.mark.parametrize(
     ("body", "expected"),
-    [("\ufeff  <!DOCTYPE html><html>", True), ("<HTML><body>", True), ("<?xml?>\n<html>", True), ('{"error": 1}', False), ("data: <html>", False), ("", False)],
+    [
+        ("\ufeff  <!DOCTYPE html><html>", True),
+        ("<HTML><body>", True),
+        ("<?xml?>\n<html>", True),
+        ('{"error": 1}', False),
+        ("data: <html>", False),
+        ("", False),
+    ],
 )
 def test_looks_like_html(body: str, expected: bool) -> None:
     assert unievent.looks_like_html(body) is expected
 
 
-@pytest.mark.parametrize(("reason", "expected"), [("stop", "end_turn"), ("tool_calls", "tool_use"), ("function_call", "tool_use"), ("length", "max_tokens"), ("content_filter", "content_filter"), ("end_turn", "end_turn")])
+@pytest.mark.parametrize(
+    ("reason", "expected"),
+    [
+        ("stop", "end_turn"),
+        ("tool_calls", "tool_use"),
+        ("function_call", "tool_use"),
+        ("length", "max_tokens"),
+        ("content_filter", "content_filter"),
+        ("end_turn", "end_turn"),
+    ],
+)
 def test_stop_reason_from_openai(reason: str, expected: str) -> None:
     assert unievent.stop_reason_from_openai(reason) == expected

@@ -7,10 +7,10 @@ whose frames are easy to read back) and checks what came out.
 from __future__ import annotations
 
 import pytest
+import unievent
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import unievent
 from tests.helpers import chunk, decode, split_at, sse, text_of
 
 HELLO = sse(chunk({"content": "Hel"}), chunk({"content": "lo"}), chunk({}, finish="stop"))
@@ -18,7 +18,7 @@ HELLO = sse(chunk({"content": "Hel"}), chunk({"content": "lo"}), chunk({}, finis
 
 @pytest.mark.parametrize("ending", [b"\n", b"\r\n", b"\r"])
 def test_every_line_ending_frames_the_same(ending: bytes) -> None:
-    events, outcome = decode(HELLO.replace(b"\n", ending))
+    _events, outcome = decode(HELLO.replace(b"\n", ending))
     assert outcome.end == "complete"
     assert text_of(outcome) == "Hello"
 
@@ -30,7 +30,7 @@ def test_a_cr_at_the_end_of_a_chunk_waits_for_its_lf() -> None:
 
 
 def test_leading_bom_is_removed_only_from_the_first_line() -> None:
-    events, outcome = decode(b"\xef\xbb\xbf" + HELLO)
+    _events, outcome = decode(b"\xef\xbb\xbf" + HELLO)
     assert text_of(outcome) == "Hello"
 
 
@@ -141,7 +141,8 @@ BODIES = [
     HELLO,
     HELLO.replace(b"\n", b"\r\n"),
     HELLO.replace(b"\n", b"\r"),
-    b"\xef\xbb\xbf: hi\r\n\r\n" + sse(chunk({"content": "d\u00e9j\u00e0 \u65e5\u672c \U0001f600"}), chunk({}, finish="stop")),
+    b"\xef\xbb\xbf: hi\r\n\r\n"
+    + sse(chunk({"content": "d\u00e9j\u00e0 \u65e5\u672c \U0001f600"}), chunk({}, finish="stop")),
 ]
 
 
@@ -160,7 +161,7 @@ def test_byte_by_byte_gives_the_same_events_and_outcome(body: bytes) -> None:
 @given(st.binary(max_size=300))
 def test_arbitrary_bytes_decode_or_raise_a_unievent_error(data: bytes) -> None:
     try:
-        events, outcome = decode(data)
+        _events, outcome = decode(data)
     except unievent.UniEventError:
         return
     assert outcome.end in ("complete", "truncated", "failed", "not_event_stream")

@@ -213,10 +213,7 @@ class StreamDecoder:
         except _JSONDecodeError:
             if len(lines) > 1:
                 # events that lost their blank line: each line is a frame of its own
-                for line in lines:
-                    if self._one_line_frame(event, line):
-                        return True
-                return False
+                return any(self._one_line_frame(event, line) for line in lines)
             self.skipped_frames += 1
             return False
         return self.handler.frame(event, obj) if type(obj) is dict else False

@@ -13,6 +13,7 @@ from typing import Any
 
 import orjson
 
+from unievent._errors import GrammarError
 from unievent._events import (
     FINISH_REASONS,
     ContentItem,
@@ -37,11 +38,10 @@ from unievent._events import (
     fast_delta_event,
     slot_setter,
 )
-from unievent._errors import GrammarError
 from unievent._generated import group_grammar as G
 from unievent._side import SideEvent
 
-__all__ = ["Assembler", "ArgumentsError", "ValidationSummary", "validate"]
+__all__ = ["ArgumentsError", "Assembler", "ValidationSummary", "validate"]
 
 # symbol of each item class, for the validator
 _SYMBOL_OF_TYPE: dict[str, int] = {}
@@ -119,11 +119,11 @@ class _Guards:
 def _joined(group: _Group) -> Any:
     first = group.deltas[0]
     if isinstance(first, TextDelta):
-        return "".join(d.text for d in group.deltas)  # type: ignore[union-attr]
+        return "".join(d.text for d in group.deltas if isinstance(d, TextDelta))
     if isinstance(first, ThinkingDelta):
-        return "".join(d.thinking for d in group.deltas)  # type: ignore[union-attr]
+        return "".join(d.thinking for d in group.deltas if isinstance(d, ThinkingDelta))
     if isinstance(first, ToolCallDelta):
-        return "".join(d.arguments for d in group.deltas)  # type: ignore[union-attr]
+        return "".join(d.arguments for d in group.deltas if isinstance(d, ToolCallDelta))
     if isinstance(first, (InlineDataDelta, InlineThinkingDelta)):
         return b"".join(d.data for d in group.deltas)  # type: ignore[union-attr]
     return [x for d in group.deltas for x in d.embedding]  # type: ignore[union-attr]
@@ -148,9 +148,10 @@ def _done_matches(group: _Group, done: Any) -> bool:
         expected = {**(group.fidelity or {}), "raw_arguments": joined}
         return done.arguments == {} and fidelity == expected
     if isinstance(done, (InlineDataDone, InlineThinkingDone)):
-        return done.data == joined and done.mime_type == first.mime_type and fidelity == group.fidelity  # type: ignore[union-attr]
+        mime = getattr(first, "mime_type", None)
+        return bool(done.data == joined and done.mime_type == mime and fidelity == group.fidelity)
     if isinstance(done, EmbeddingDone):
-        return done.embedding == joined
+        return bool(done.embedding == joined)
     return False
 
 
@@ -180,7 +181,7 @@ def validate(events: Iterable[Event | SideEvent], *, partial: bool = False) -> V
     guards = _Guards
     groups = dict.fromkeys(G.KINDS, 0)
     index = -1
-    for index, event in enumerate(events):  # noqa: B007
+    for index, event in enumerate(events):
         if isinstance(event, SideEvent):
             continue
         if isinstance(event, StopEvent):
@@ -191,7 +192,10 @@ def validate(events: Iterable[Event | SideEvent], *, partial: bool = False) -> V
             symbol = _SYMBOL_OF_TYPE.get(getattr(item, "type", ""), -1)
             if symbol < 0:
                 raise GrammarError(
-                    index, G.STATES[state], getattr(item, "type", repr(item)), _allowed(state),
+                    index,
+                    G.STATES[state],
+                    getattr(item, "type", repr(item)),
+                    _allowed(state),
                     "not an item a model streams",
                 )
             ctx.item = item
@@ -200,7 +204,9 @@ def validate(events: Iterable[Event | SideEvent], *, partial: bool = False) -> V
         ctx.event = event
         dest, actions = G.step(state, symbol, ctx, guards)
         if dest < 0:
-            raise GrammarError(index, G.STATES[state], _symbol_name(symbol), _allowed(state), _why(state, symbol, ctx, dest))
+            raise GrammarError(
+                index, G.STATES[state], _symbol_name(symbol), _allowed(state), _why(state, symbol, ctx, dest)
+            )
         for action in actions:
             if action == G.A_OPEN_GROUP:
                 ctx.group = _Group()
@@ -214,7 +220,9 @@ def validate(events: Iterable[Event | SideEvent], *, partial: bool = False) -> V
                 ctx.group = _Group()
         state = dest
     if not partial and state not in G.FINAL:
-        raise GrammarError(index + 1, G.STATES[state], "end of stream", _allowed(state), "the stream ended without a stop event")
+        raise GrammarError(
+            index + 1, G.STATES[state], "end of stream", _allowed(state), "the stream ended without a stop event"
+        )
     return ValidationSummary(index + 1, groups, state in G.FINAL)
 
 
@@ -418,7 +426,9 @@ class Assembler:
         self.state = _STATE_TOOL
         self._header = (name, tool_call_id)
         self._parts.append(arguments)
-        self.out.append(fast_delta_event(ToolCallDelta(name, arguments, tool_call_id, self._take_fidelity(fidelity)), self.now))
+        self.out.append(
+            fast_delta_event(ToolCallDelta(name, arguments, tool_call_id, self._take_fidelity(fidelity)), self.now)
+        )
 
     def tool_arguments(self, fragment: str) -> None:
         """Add an arguments fragment to the open tool call."""
@@ -448,7 +458,9 @@ class Assembler:
                 cls = InlineDataDelta if kind == G.K_INLINE_DATA else InlineThinkingDelta
                 self.out.append(fast_delta_event(cls(b"", self._mime, taken), self.now))
 
-    def inline_data(self, data: bytes, mime_type: str, new_item: bool = False, fidelity: Fidelity | None = None) -> None:
+    def inline_data(
+        self, data: bytes, mime_type: str, new_item: bool = False, fidelity: Fidelity | None = None
+    ) -> None:
         """Add binary output; every image is its own item, audio chunks continue."""
         self._binary(G.K_INLINE_DATA, InlineDataDelta, data, mime_type, new_item, fidelity)
 

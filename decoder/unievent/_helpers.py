@@ -3,9 +3,17 @@ from __future__ import annotations
 
 __all__ = ["is_stream_options_rejected", "looks_like_html", "stop_reason_from_openai"]
 
-_OPENAI_TO_ANTHROPIC = {"stop": "end_turn", "tool_calls": "tool_use", "function_call": "tool_use", "length": "max_tokens"}
+_OPENAI_TO_ANTHROPIC = {
+    "stop": "end_turn",
+    "tool_calls": "tool_use",
+    "function_call": "tool_use",
+    "length": "max_tokens",
+}
 # Unicode White_Space plus the BOM; str.isspace() would also take U+001C..U+001F
-_LEADING = "\t\n\x0b\x0c\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
+_LEADING = (
+    "\t\n\x0b\x0c\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005"
+    "\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
+)
 
 
 def is_stream_options_rejected(status: int, body: str | bytes) -> bool:

@@ -68,7 +68,9 @@ def error_for(decoder: StreamDecoder, outcome: Outcome) -> StreamEndError | None
     if outcome.end == "not_event_stream":
         html = looks_like_html(outcome.body or "")
         what = "an HTML page" if html else "not an event stream"
-        return NotEventStreamError(f"{protocol}: the response body is {what}: {(outcome.body or '')[:200]!r}", outcome, html)
+        return NotEventStreamError(
+            f"{protocol}: the response body is {what}: {(outcome.body or '')[:200]!r}", outcome, html
+        )
     if outcome.end == "cancelled":
         return IncompleteStreamError(f"{protocol}: the stream was cancelled", outcome)
     return IncompleteStreamError(

@@ -70,7 +70,9 @@ def error_of(event: str | None, obj: dict[str, Any]) -> ProviderError | None:
     error = obj.get("error")
     if error is not None:
         if isinstance(error, dict):
-            return ProviderError(_message_of(error, obj), _str_or_none(error.get("type")), _code(error.get("code")), error)
+            return ProviderError(
+                _message_of(error, obj), _str_or_none(error.get("type")), _code(error.get("code")), error
+            )
         return ProviderError(_message_of(error, obj), None, None, error)
     if obj.get("object") == "error" or event == "error":
         return ProviderError(_message_of(obj, obj), _str_or_none(obj.get("type")), _code(obj.get("code")), obj)

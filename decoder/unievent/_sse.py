@@ -44,7 +44,6 @@ _loads = orjson.loads
 _JSONDecodeError = orjson.JSONDecodeError
 
 
-
 def _compose(state: int, symbols: tuple[int, ...]) -> tuple[int, tuple[int, ...]]:
     """Where a sequence of line symbols leads from `state`, and the actions it runs."""
     actions: tuple[int, ...] = ()
@@ -118,7 +117,9 @@ class SSEFramer:
         "state",
     )
 
-    def __init__(self, on_object: ObjectSink, on_other: OtherSink, protocol: str, max_frame: int = DEFAULT_MAX_FRAME) -> None:
+    def __init__(
+        self, on_object: ObjectSink, on_other: OtherSink, protocol: str, max_frame: int = DEFAULT_MAX_FRAME
+    ) -> None:
         self.on_object = on_object
         self.on_other = on_other
         self.protocol = protocol

@@ -188,7 +188,7 @@ def _tool_problems(
     """Name the first tool call that differs, and in what."""
     if len(got) != len(want):
         return [f"tools: {len(got)} calls, expected {len(want)}"]
-    for i, ((name, args), (want_name, want_args)) in enumerate(zip(got, want)):
+    for i, ((name, args), (want_name, want_args)) in enumerate(zip(got, want, strict=False)):
         if name != want_name:
             return [f"tool {i}: name {name!r}, expected {want_name!r}"]
         if args != want_args:

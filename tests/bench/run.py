@@ -18,6 +18,7 @@ Exit status 1 when some cell failed its check ([diff]) or raised (error).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import gc
 import json
 import platform
@@ -105,7 +106,7 @@ def measure(
             gc.collect()
             t_contender = per_decode(run, pieces, MIN_SECONDS)
             cell.reps.append((t_contender, t_floor))
-    except Exception as e:  # noqa: BLE001  (a broken contender is shown, not fatal)
+    except Exception as e:
         cell.status, cell.detail = "error", f"{type(e).__name__}: {e}"[:300]
 
 
@@ -169,7 +170,7 @@ def format_cell(cell: Cell) -> str:
     t_contender, t_floor = cell.medians()
     ratio = t_contender / t_floor
     ratio_s = f"{ratio:.2f}" if ratio < 10 else _num(ratio)
-    return f"{_num(cell.n_bytes / t_contender / 1e6)} MB/s · {ratio_s}×"
+    return f"{_num(cell.n_bytes / t_contender / 1e6)} MB/s · {ratio_s}x"
 
 
 def table(protocol: str, cells: list[Cell], opts: Options) -> list[str]:
@@ -211,10 +212,8 @@ def machine() -> dict[str, str]:
     info = {"date": time.strftime("%Y-%m-%d"), "cpu": _cpu_name()}
     info["python"] = platform.python_version()
     for pkg in VERSIONED:
-        try:
+        with contextlib.suppress(metadata.PackageNotFoundError):  # an optional peer
             info[pkg] = metadata.version(pkg)
-        except metadata.PackageNotFoundError:
-            pass  # an optional peer that is not installed
     return info
 
 
