@@ -269,9 +269,7 @@ class _ItemReader:
             _cattrs_forbid_extra_keys=False,
         )
         fields = attrs.fields(cls)
-        self.required: tuple[str, ...] = ("type",) + tuple(
-            f.name for f in fields if f.default is attrs.NOTHING
-        )
+        self.required: tuple[str, ...] = ("type", *tuple(f.name for f in fields if f.default is attrs.NOTHING))
         self.allowed: frozenset[str] = frozenset(("type", *(f.name for f in fields)))
 
 
