@@ -1,1 +1,819 @@
-# Protocol handler: not written yet.
+# OpenAI Responses (`event: response.*` + `data: {"type": ..., "sequence_number": n}`),
+# as sent by OpenAI, Azure, OpenRouter (no `event:` lines, trailing `[DONE]`), DeepSeek
+# and LM Studio (raw `reasoning_text`), xAI, Bedrock, and Mirobody (tool steps).
+#
+# Frame lifecycle: the generated machine from machines/openai_responses.py decides
+# which event is legal where.  This module classifies each frame into a symbol (one
+# dict lookup on `type`), checks `sequence_number` and `output_index`, and owns what
+# each action does with the frame's content:
+#
+# - text: `output_text.delta` and `refusal.delta` (a refusal is visible text; its full
+#   text is also kept in `extras["refusals"]`).  A message's `phase` is the text item's
+#   fidelity, on an empty delta at `output_item.added`.  Each message item is its own
+#   text item.
+# - thinking: `reasoning_summary_text.delta` and `reasoning_text.delta`.  At the
+#   reasoning item's `output_item.done`, when it carries `encrypted_content` (or a
+#   `signature`), the fidelity {encrypted_content, reasoning_id (the item id, which
+#   replay needs), format, signature, channel ("summary" or "content")} rides once on an
+#   empty thinking.delta before the done; a reasoning item with no text but with
+#   encrypted content is an empty thinking item carrying it.
+# - function calls: `tool_call.delta` with the name and the `call_id` (not the item id)
+#   at `output_item.added`, then argument fragments; when no fragment arrived the
+#   `.done` arguments, else the item at `output_item.done`, are sent as one fragment.
+# - `.done` events and `output_item.done` items are authoritative only for content
+#   that arrived in no delta (gateways that send whole parts): nothing is sent twice.
+# - built-in tools (any other item type), their events, annotations, unknown events
+#   about an item and Mirobody's tool steps: the side channel (`dec.side_event`).
+#   Mirobody results are matched to their call by `id`, else `call_id`;
+#   `extras["tool_steps"]` holds one record per step, and the full result from
+#   `response.completed` `tool_steps[].result` replaces a streamed one that was cut
+#   (`truncated` true), with a side event (phase "info") carrying the final step.
+#   `health_records` and `citations` from the final object go to `extras` and to one
+#   side event of kind "mirobody_response".
+# - sequence numbers: a gap or a repeat is an anomaly; the frame is still read.
+#
+# Gateway quirks absorbed here: OpenRouter leaves its reasoning item open while the
+# message streams and closes it afterwards (the thinking item is closed when the next
+# item starts; fidelity that only arrives at the late done is kept in
+# `extras["late_reasoning_fidelity"]` with an anomaly); frames without
+# `sequence_number` (older recordings) are not checked.
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import orjson
+
+from unievent._decoder import StreamDecoder, register_protocol
+from unievent._events import FinishReason
+from unievent._generated import openai_responses as M
+from unievent._openai_chat import error_of
+from unievent._outcome import End, ProviderError
+
+__all__ = ["OpenAIResponses"]
+
+_NEXT = M.NEXT
+_DO = M.DO
+_STATES = M.STATES
+_ALLOWED = M.ALLOWED
+_ST_FAILED = M.ST_FAILED
+# states in which nothing but eof is declared: the decoder stops feeding frames.  They
+# are declared last, so "terminal" is one comparison.
+_TERMINAL = frozenset(s for s in range(len(M.STATES)) if M.ALLOWED[s] in ((), ("eof",)))
+_FIRST_TERMINAL = min(_TERMINAL)
+assert set(range(_FIRST_TERMINAL, len(M.STATES))) == _TERMINAL, "terminal states must be declared last"
+
+_SYMBOL_OF_TYPE: dict[str, int] = {
+    "response.created": M.SY_CREATED,
+    "response.queued": M.SY_PROGRESS,
+    "response.in_progress": M.SY_PROGRESS,
+    "response.content_part.added": M.SY_PART,
+    "response.content_part.done": M.SY_PART,
+    "response.reasoning_summary_part.added": M.SY_PART,
+    "response.reasoning_summary_part.done": M.SY_PART,
+    "response.output_text.delta": M.SY_TEXT_DELTA,
+    "response.refusal.delta": M.SY_TEXT_DELTA,
+    "response.output_text.done": M.SY_TEXT_DONE,
+    "response.refusal.done": M.SY_TEXT_DONE,
+    "response.output_text.annotation.added": M.SY_ANNOTATION,
+    "response.reasoning_summary_text.delta": M.SY_THINKING_DELTA,
+    "response.reasoning_text.delta": M.SY_THINKING_DELTA,
+    "response.reasoning_summary_text.done": M.SY_THINKING_DONE,
+    "response.reasoning_text.done": M.SY_THINKING_DONE,
+    "response.function_call_arguments.delta": M.SY_ARGS_DELTA,
+    "response.function_call_arguments.done": M.SY_ARGS_DONE,
+    "response.output_item.done": M.SY_ITEM_DONE,
+    "response.mirobody_tool_call": M.SY_MIROBODY_CALL,
+    "response.mirobody_tool_result": M.SY_MIROBODY_RESULT,
+    "response.completed": M.SY_COMPLETED,
+    "response.incomplete": M.SY_INCOMPLETE,
+    "response.failed": M.SY_FAILED,
+    "error": M.SY_ERROR,
+}
+_SY_ADDED = -1  # response.output_item.added: the symbol depends on the item's type
+_SYMBOL_OF_TYPE["response.output_item.added"] = _SY_ADDED
+_SYMBOL_OF_ITEM = {
+    "reasoning": M.SY_REASONING_ADDED,
+    "message": M.SY_MESSAGE_ADDED,
+    "function_call": M.SY_CALL_ADDED,
+}
+# the built-in tools' own events are `response.<prefix>.<what>` (or `<prefix>_code.`,
+# `<prefix>_arguments.`): all of them go to the open built-in item
+_BUILTIN_PREFIXES = (
+    "response.web_search_call",
+    "response.file_search_call",
+    "response.code_interpreter_call",
+    "response.mcp_call",
+    "response.mcp_list_tools",
+    "response.mcp_approval_request",
+    "response.image_generation_call",
+    "response.custom_tool_call",
+    "response.computer_call",
+    "response.local_shell_call",
+    "response.shell_call",
+    "response.apply_patch_call",
+)
+# symbols whose events belong to one output item (their output_index is checked)
+_ITEM_LEVEL = tuple(
+    s
+    in (
+        M.SY_PART,
+        M.SY_TEXT_DELTA,
+        M.SY_TEXT_DONE,
+        M.SY_ANNOTATION,
+        M.SY_THINKING_DELTA,
+        M.SY_THINKING_DONE,
+        M.SY_ARGS_DELTA,
+        M.SY_ARGS_DONE,
+        M.SY_BUILTIN_EVENT,
+        M.SY_ITEM_DONE,
+    )
+    for s in range(len(M.SYMBOLS))
+)
+# events of a reasoning item left open, by their ordinary symbol
+_LATE = {
+    M.SY_PART: M.SY_LATE_REASONING,
+    M.SY_THINKING_DELTA: M.SY_LATE_REASONING,
+    M.SY_THINKING_DONE: M.SY_LATE_REASONING,
+    M.SY_ITEM_DONE: M.SY_LATE_REASONING_DONE,
+}
+_MIROBODY_CUT = 4096  # Mirobody cuts streamed tool results at this many characters
+
+
+class _Item:
+    """The open output item: what the handler needs to know about it."""
+
+    __slots__ = ("announced", "any_text", "args_seen", "call_id", "id", "index", "kind", "name", "part_text", "pending")
+
+    def __init__(self, kind: str, index: int | None, item_id: str | None) -> None:
+        self.kind = kind
+        self.index = index
+        self.id = item_id
+        self.any_text = False  # some text or thinking of this item arrived
+        self.part_text = False  # ... of its current part
+        # function calls
+        self.call_id = ""
+        self.name = ""
+        self.announced = False
+        self.args_seen = False
+        self.pending: list[str] = []  # fragments before the call could be announced
+
+
+def _str(value: Any) -> str:
+    return value if type(value) is str else ""
+
+
+def _int(value: Any) -> int | None:
+    return value if type(value) is int else None
+
+
+def _dict(value: Any) -> dict[str, Any]:
+    return value if type(value) is dict else {}
+
+
+def _list(value: Any) -> list[Any]:
+    return value if type(value) is list else []
+
+
+def _step_key(step: dict[str, Any]) -> str | None:
+    return _str(step.get("id")) or _str(step.get("call_id")) or None
+
+
+def _texts(parts: list[Any], kinds: tuple[str, ...], field: str) -> str:
+    return "".join(p[field] for p in parts if type(p) is dict and p.get("type") in kinds and type(p.get(field)) is str)
+
+
+def _provider_error(error: dict[str, Any], whole: dict[str, Any], fallback: str) -> ProviderError:
+    """An error object as a ProviderError: its type, else its code, is the type."""
+    message = error.get("message")
+    if type(message) is not str or not message:
+        message = orjson.dumps(error or whole).decode() if (error or whole) else fallback
+    code = error.get("code")
+    code = code if isinstance(code, (str, int)) and not isinstance(code, bool) else None
+    kind = error.get("type")
+    kind = kind if type(kind) is str and kind != "error" else (code if type(code) is str else None)
+    return ProviderError(message, kind, code, error or whole)
+
+
+class OpenAIResponses:
+    """Protocol handler for `openai_responses` (see StreamDecoder)."""
+
+    def __init__(self, dec: StreamDecoder) -> None:
+        self.dec = dec
+        self.asm = dec.asm
+        self.state = M.INITIAL
+        self.item: _Item | None = None
+        self.deferred: dict[int, _Item] = {}
+        self.late_text: dict[int, list[str]] = {}
+        self.last_index: int | None = None
+        self.fresh = False  # response.created seen: the first item is output_index 0
+        self.next_seq = -1  # the sequence_number expected next; -1 before the first
+        self.etype = ""
+        self.made_calls = False
+        self.calls = 0
+        self.finish: FinishReason = "stop"
+        self.steps: list[dict[str, Any]] = []
+
+    # --- frames ---------------------------------------------------------------------
+
+    def frame(self, event: str | None, obj: dict[str, Any]) -> bool:
+        get = obj.get
+        etype: Any = get("type")
+        symbol = _SYMBOL_OF_TYPE.get(etype) if type(etype) is str else None
+        if symbol is None or symbol < 0:
+            return self._other(event, etype, obj, symbol)
+        seq = get("sequence_number")
+        if seq == self.next_seq:
+            self.next_seq = seq + 1
+        else:
+            self._sequence(seq, etype)
+        state = self.state
+        if _ITEM_LEVEL[symbol]:
+            index = get("output_index")
+            item = self.item
+            if index is not None and (item is None or index != item.index) and type(index) is int:
+                if index in self.deferred and symbol in _LATE:
+                    symbol = _LATE[symbol]
+                elif item is not None and item.index is not None:
+                    return self._violation(etype, f"output_index {index} while output item {item.index} is open")
+        dest = _NEXT[state][symbol]
+        if dest < 0:
+            return self._violation(etype, "not allowed here")
+        self.etype = etype
+        self.state = dest
+        for action in _DO_FN[state][symbol]:
+            action(self, obj)
+        return dest >= _FIRST_TERMINAL
+
+    def _other(self, event: str | None, etype: Any, obj: dict[str, Any], symbol: int | None) -> bool:
+        """Frames off the hot path: output_item.added, a type only on the `event:` line,
+        and unknown types."""
+        if type(etype) is not str:
+            if event is None:
+                return False
+            etype = event
+            symbol = _SYMBOL_OF_TYPE.get(etype)
+        if symbol is not None and symbol >= 0:
+            obj = {**obj, "type": etype}  # the kind came from the event line
+            return self.frame(None, obj)
+        seq = obj.get("sequence_number")
+        if seq == self.next_seq:
+            self.next_seq = seq + 1
+        else:
+            self._sequence(seq, etype)
+        if symbol == _SY_ADDED:
+            return self._added(etype, obj)
+        if etype.startswith(_BUILTIN_PREFIXES):
+            symbol = M.SY_BUILTIN_EVENT
+        elif "output_index" in obj or "item_id" in obj:
+            symbol = M.SY_ITEM_INFO
+        else:
+            return False  # keepalives, gateway frames: nothing about the response
+        state = self.state
+        dest = _NEXT[state][symbol]
+        if dest < 0:
+            return self._violation(etype, "not allowed here")
+        if symbol == M.SY_BUILTIN_EVENT:
+            index = obj.get("output_index")
+            item = self.item
+            if type(index) is int and item is not None and item.index is not None and index != item.index:
+                return self._violation(etype, f"output_index {index} while output item {item.index} is open")
+        self.etype = etype
+        self.state = dest
+        for action in _DO_FN[state][symbol]:
+            action(self, obj)
+        return dest >= _FIRST_TERMINAL
+
+    def _added(self, etype: str, obj: dict[str, Any]) -> bool:
+        item = _dict(obj.get("item"))
+        symbol = _SYMBOL_OF_ITEM.get(_str(item.get("type")), M.SY_BUILTIN_ADDED)
+        state = self.state
+        dest = _NEXT[state][symbol]
+        if dest < 0:
+            return self._violation(etype, f"not allowed here (item type {item.get('type')!r})")
+        index = obj.get("output_index")
+        if type(index) is int:
+            last = self.last_index
+            expected = (last + 1) if last is not None else (0 if self.fresh else index)
+            if index != expected:
+                return self._violation(etype, f"output_index {index}, expected {expected}")
+            self.last_index = index
+        self.etype = etype
+        self.state = dest
+        for action in _DO_FN[state][symbol]:
+            action(self, obj)
+        return dest >= _FIRST_TERMINAL
+
+    def _sequence(self, seq: Any, etype: str) -> None:
+        if type(seq) is not int:
+            return
+        last = self.next_seq - 1
+        if self.next_seq < 0:
+            self.next_seq = seq + 1  # the first number: a resumed stream starts anywhere
+        elif seq > last:
+            self.dec.anomalies.append(f"sequence_number gap: {seq} after {last} ({etype})")
+            self.next_seq = seq + 1
+        else:
+            self.dec.anomalies.append(f"sequence_number repeated or out of order: {seq} after {last} ({etype})")
+
+    def _violation(self, etype: str, why: str) -> bool:
+        state = self.state
+        allowed = ", ".join(_ALLOWED[state]) or "nothing"
+        message = f"openai_responses: {etype} in state {_STATES[state]!r}: {why} (allowed: {allowed})"
+        self.dec.fail(ProviderError(message, "protocol_error", None, None))
+        self.state = _ST_FAILED
+        return True
+
+    def done_sentinel(self) -> bool:
+        state = self.state
+        dest = _NEXT[state][M.SY_DONE_SENTINEL]
+        if dest < 0:
+            return state in _TERMINAL
+        self.state = dest
+        return dest in _TERMINAL
+
+    def end(self) -> End:
+        self.state = _NEXT[self.state][M.SY_EOF]
+        name = M.STATES[self.state]
+        assert name in ("complete", "truncated", "failed"), name
+        return name  # type: ignore[return-value]
+
+    def state_name(self) -> str:
+        return M.STATES[self.state]
+
+    def before_stop(self) -> None:
+        """Nothing waits: every item closed at its done or at the terminal event."""
+
+    def finish_reason(self) -> FinishReason:
+        return self.finish
+
+    # --- lifecycle ------------------------------------------------------------------
+
+    def _a_take_response(self, obj: dict[str, Any]) -> None:
+        if self.etype == "response.created":
+            self.fresh = True
+        self._response(_dict(obj.get("response")))
+
+    def _response(self, response: dict[str, Any]) -> None:
+        model = response.get("model")
+        if model and type(model) is str:
+            self.dec.model = model
+        rid = response.get("id")
+        if rid and type(rid) is str:
+            self.dec.extras["response_id"] = rid
+
+    # --- opening items ----------------------------------------------------------------
+
+    def _a_open_reasoning(self, obj: dict[str, Any]) -> None:
+        item = _dict(obj.get("item"))
+        self.item = _Item("reasoning", _int(obj.get("output_index")), _str(item.get("id")) or None)
+
+    def _a_open_message(self, obj: dict[str, Any]) -> None:
+        item = _dict(obj.get("item"))
+        self.item = _Item("message", _int(obj.get("output_index")), _str(item.get("id")) or None)
+        phase = item.get("phase")
+        if phase:
+            self.asm.text("", {"phase": phase})
+
+    def _a_open_call(self, obj: dict[str, Any]) -> None:
+        item = _dict(obj.get("item"))
+        call = _Item("function_call", _int(obj.get("output_index")), _str(item.get("id")) or None)
+        self.item = call
+        self.calls += 1
+        call.call_id = _str(item.get("call_id")) or call.id or f"call_{self.dec.stream_id}_{self.calls - 1}"
+        call.name = _str(item.get("name"))
+        arguments = self._arguments_of(item.get("arguments"))
+        if arguments:
+            call.args_seen = True
+            call.pending.append(arguments)
+        if call.name:
+            self._announce(call)
+
+    def _announce(self, call: _Item) -> None:
+        self.asm.tool_call(call.name, call.call_id, "".join(call.pending))
+        call.pending = []
+        call.announced = True
+        self.made_calls = True
+
+    @staticmethod
+    def _arguments_of(value: Any) -> str:
+        if type(value) is str:
+            return value
+        if type(value) in (dict, list):
+            return orjson.dumps(value).decode()  # some gateways send an object
+        return ""
+
+    def _a_open_builtin(self, obj: dict[str, Any]) -> None:
+        item = _dict(obj.get("item"))
+        kind = _str(item.get("type")) or "unknown_item"
+        builtin = _Item(kind, _int(obj.get("output_index")), _str(item.get("id")) or None)
+        self.item = builtin
+        self.dec.side_event(kind, "start", builtin.id, obj)
+
+    def _a_defer_reasoning(self, obj: dict[str, Any]) -> None:
+        item = self.item
+        assert item is not None
+        if item.index is not None:
+            self.deferred[item.index] = item
+        if self.asm.open_kind == "thinking":
+            self.asm.close()
+        self.item = None
+
+    def _a_resume_message(self, obj: dict[str, Any]) -> None:
+        self.item = self._resumed("message", obj)
+
+    def _a_resume_reasoning(self, obj: dict[str, Any]) -> None:
+        self.item = self._resumed("reasoning", obj)
+
+    def _resumed(self, kind: str, obj: dict[str, Any]) -> _Item:
+        index = _int(obj.get("output_index"))
+        item = _Item(kind, index, _str(obj.get("item_id")) or None)
+        # the item began on an earlier connection: its .done texts repeat what that
+        # connection delivered, so they are never used as fallbacks here
+        item.any_text = item.part_text = True
+        if index is not None:
+            self.last_index = index
+        return item
+
+    # --- content ------------------------------------------------------------------------
+
+    def _a_text(self, obj: dict[str, Any]) -> None:
+        delta = obj.get("delta")
+        if delta and type(delta) is str:
+            self.asm.text(delta)
+            self.item.part_text = True  # type: ignore[union-attr]  # the message is open
+
+    def _a_text_done(self, obj: dict[str, Any]) -> None:
+        item = self.item
+        assert item is not None
+        text = obj.get("text")
+        if type(text) is not str:
+            text = obj.get("refusal")
+            if type(text) is str:
+                self.dec.extras.setdefault("refusals", []).append(text)
+        if item.part_text:
+            item.any_text = True
+        elif text and type(text) is str:
+            self.asm.text(text)
+            item.any_text = True
+        item.part_text = False
+
+    def _a_annotation(self, obj: dict[str, Any]) -> None:
+        annotation = _dict(obj.get("annotation"))
+        kind = _str(annotation.get("type")) or "annotation"
+        self.dec.side_event(kind, "info", _str(obj.get("item_id")) or None, obj)
+
+    def _a_thinking(self, obj: dict[str, Any]) -> None:
+        delta = obj.get("delta")
+        if delta and type(delta) is str:
+            self.asm.thinking(delta)
+            self.item.part_text = True  # type: ignore[union-attr]  # the reasoning item is open
+
+    def _a_thinking_done(self, obj: dict[str, Any]) -> None:
+        item = self.item
+        assert item is not None
+        text = obj.get("text")
+        if item.part_text:
+            item.any_text = True
+        elif text and type(text) is str:
+            self.asm.thinking(text)
+            item.any_text = True
+        item.part_text = False
+
+    def _a_arguments(self, obj: dict[str, Any]) -> None:
+        delta = obj.get("delta")
+        if delta and type(delta) is str:
+            call = self.item
+            assert call is not None
+            call.args_seen = True
+            if call.announced:
+                self.asm.tool_arguments(delta)
+            else:
+                call.pending.append(delta)
+
+    def _a_arguments_done(self, obj: dict[str, Any]) -> None:
+        call = self.item
+        assert call is not None
+        if not call.name:
+            call.name = _str(obj.get("name"))
+        if not call.args_seen:
+            arguments = self._arguments_of(obj.get("arguments"))
+            if arguments:
+                call.args_seen = True
+                call.pending.append(arguments)
+        if call.announced:
+            if call.pending:
+                self.asm.tool_arguments("".join(call.pending))
+                call.pending = []
+        elif call.name:
+            self._announce(call)
+
+    def _a_builtin_progress(self, obj: dict[str, Any]) -> None:
+        item = self.item
+        assert item is not None
+        self.dec.side_event(item.kind, "delta", item.id, obj)
+
+    def _a_item_info(self, obj: dict[str, Any]) -> None:
+        self.dec.side_event(self.etype.removeprefix("response."), "info", _str(obj.get("item_id")) or None, obj)
+
+    # --- closing items ------------------------------------------------------------------
+
+    def _a_close_reasoning(self, obj: dict[str, Any]) -> None:
+        item = self.item
+        assert item is not None
+        self.item = None
+        self._finish_reasoning(item, _dict(obj.get("item")))
+
+    def _finish_reasoning(self, item: _Item, done: dict[str, Any]) -> None:
+        asm = self.asm
+        summary = _list(done.get("summary"))
+        content = _list(done.get("content"))
+        if not (item.any_text or item.part_text):
+            text = _texts(summary, ("summary_text",), "text") or _texts(content, ("reasoning_text", "text"), "text")
+            if text:
+                asm.thinking(text)
+        fidelity = self._reasoning_fidelity(done, summary, content)
+        if fidelity is not None:
+            if asm.open_kind == "thinking":
+                asm.fidelity(fidelity)
+            else:
+                asm.thinking("", fidelity)  # encrypted reasoning with no text: its own item
+        if asm.open_kind == "thinking":
+            asm.close()
+
+    @staticmethod
+    def _reasoning_fidelity(done: dict[str, Any], summary: list[Any], content: list[Any]) -> dict[str, Any] | None:
+        encrypted = done.get("encrypted_content")
+        signature = done.get("signature")
+        if not encrypted and not signature:
+            return None
+        fidelity: dict[str, Any] = {}
+        if encrypted:
+            fidelity["encrypted_content"] = encrypted
+            if done.get("id"):
+                fidelity["reasoning_id"] = done["id"]  # replaying a reasoning item needs its id
+        if done.get("format"):
+            fidelity["format"] = done["format"]
+        if signature:
+            fidelity["signature"] = signature
+        if summary:
+            fidelity["channel"] = "summary"
+        elif content:
+            fidelity["channel"] = "content"
+        return fidelity
+
+    def _a_close_message(self, obj: dict[str, Any]) -> None:
+        item = self.item
+        assert item is not None
+        self.item = None
+        self._finish_message(item, _dict(obj.get("item")))
+
+    def _finish_message(self, item: _Item, done: dict[str, Any]) -> None:
+        if not (item.any_text or item.part_text):
+            content = _list(done.get("content"))
+            text = _texts(content, ("output_text",), "text") + _texts(content, ("refusal",), "refusal")
+            if text:
+                self.asm.text(text)
+        if self.asm.open_kind == "text":
+            self.asm.close()
+
+    def _a_close_call(self, obj: dict[str, Any]) -> None:
+        call = self.item
+        assert call is not None
+        self.item = None
+        self._finish_call(call, _dict(obj.get("item")), obj)
+
+    def _finish_call(self, call: _Item, done: dict[str, Any], obj: dict[str, Any]) -> None:
+        if not call.name:
+            call.name = _str(done.get("name"))
+        if not call.args_seen:
+            arguments = self._arguments_of(done.get("arguments"))
+            if arguments:
+                call.args_seen = True
+                call.pending.append(arguments)
+        if not call.announced:
+            if not call.name:
+                # never a nameless tool call: kept on the side channel instead
+                self.dec.anomalies.append(f"function call {call.call_id} never got a name; kept as a side event")
+                self.dec.side_event("function_call", "done", call.call_id, obj)
+                return
+            self._announce(call)
+        elif call.pending:
+            self.asm.tool_arguments("".join(call.pending))
+            call.pending = []
+        if self.asm.open_kind == "tool_call":
+            self.asm.close()
+
+    def _a_close_builtin(self, obj: dict[str, Any]) -> None:
+        item = self.item
+        assert item is not None
+        self.item = None
+        self.dec.side_event(item.kind, "done", item.id, obj)
+
+    def _a_adopt_item(self, obj: dict[str, Any]) -> None:
+        # a resumed stream whose first event is an item's done: the item is whole
+        done = _dict(obj.get("item"))
+        kind = _str(done.get("type"))
+        index = _int(obj.get("output_index"))
+        if index is not None:
+            self.last_index = index
+        if kind == "message":
+            self._a_open_message(obj)
+            self._a_close_message(obj)
+        elif kind == "reasoning":
+            self._a_open_reasoning(obj)
+            self._a_close_reasoning(obj)
+        elif kind == "function_call":
+            self._a_open_call(obj)
+            self._a_close_call(obj)
+        else:
+            self.dec.side_event(kind or "unknown_item", "done", _str(done.get("id")) or None, obj)
+
+    def _a_close_open_item(self, obj: dict[str, Any]) -> None:
+        # the terminal event came while an item was open: close it from the final
+        # response's output, which holds the whole item
+        item = self.item
+        if item is None:
+            return
+        self.item = None
+        output = _list(_dict(obj.get("response")).get("output"))
+        done: dict[str, Any] = {}
+        if item.index is not None and 0 <= item.index < len(output) and type(output[item.index]) is dict:
+            done = output[item.index]
+        self.dec.anomalies.append(f"{self.etype} arrived while output item {item.index} ({item.kind}) was open")
+        if item.kind == "reasoning":
+            self._finish_reasoning(item, done)
+        elif item.kind == "message":
+            self._finish_message(item, done)
+        elif item.kind == "function_call":
+            self._finish_call(item, done, {"item": done})
+        else:
+            self.dec.side_event(item.kind, "done", item.id, {"item": done} if done else obj)
+
+    # --- a reasoning item left open (OpenRouter) ------------------------------------------
+
+    def _a_late_reasoning(self, obj: dict[str, Any]) -> None:
+        index = obj["output_index"]
+        delta = obj.get("delta")
+        if delta and type(delta) is str and self.etype.endswith(".delta"):
+            self.late_text.setdefault(index, []).append(delta)
+
+    def _a_finish_late_reasoning(self, obj: dict[str, Any]) -> None:
+        index = obj["output_index"]
+        item = self.deferred.pop(index)
+        late = "".join(self.late_text.pop(index, []))
+        done = _dict(obj.get("item"))
+        sent = item.any_text or item.part_text  # its thinking item was closed when the next item began
+        if self.asm.open_kind is None and (late or not sent):
+            if late:
+                self.asm.thinking(late)  # a thinking item of its own, with the fidelity
+                item.any_text = True
+            self._finish_reasoning(item, done)
+            return
+        fidelity = self._reasoning_fidelity(done, _list(done.get("summary")), _list(done.get("content")))
+        if fidelity is not None or late:
+            self.dec.extras.setdefault("late_reasoning_fidelity", []).append(
+                {"output_index": index, "fidelity": fidelity, "text": late}
+            )
+            self.dec.anomalies.append(
+                f"reasoning item {item.id} (output_index {index}) finished after its thinking item closed; "
+                "its late content is in extras['late_reasoning_fidelity']"
+            )
+
+    # --- Mirobody tool steps ----------------------------------------------------------------
+
+    def _step_record(self, step: dict[str, Any]) -> dict[str, Any] | None:
+        sid = step.get("id")
+        call_id = step.get("call_id")
+        if sid:
+            for record in self.steps:
+                if record["id"] == sid:
+                    return record
+        if call_id:
+            for record in self.steps:
+                if record["call_id"] == call_id:
+                    return record
+        return None
+
+    def _new_step(self, step: dict[str, Any]) -> dict[str, Any]:
+        record = {
+            "id": step.get("id"),
+            "call_id": step.get("call_id"),
+            "name": step.get("name"),
+            "arguments": step.get("arguments"),
+            "result": None,
+            "truncated": False,
+        }
+        self.steps.append(record)
+        self.dec.extras["tool_steps"] = self.steps
+        return record
+
+    def _a_mirobody_call(self, obj: dict[str, Any]) -> None:
+        step = _dict(obj.get("tool_step"))
+        record = self._step_record(step) or self._new_step(step)
+        if record["arguments"] is None:
+            record["arguments"] = step.get("arguments")
+        self.dec.side_event("mirobody_tool_call", "start", _step_key(step), obj)
+
+    def _a_mirobody_result(self, obj: dict[str, Any]) -> None:
+        step = _dict(obj.get("tool_step"))
+        record = self._step_record(step)
+        if record is None:
+            self.dec.anomalies.append(
+                f"Mirobody tool result {step.get('id') or step.get('call_id')!r} matches no tool call"
+            )
+            record = self._new_step(step)
+        record["result"] = step.get("result")
+        record["truncated"] = step.get("truncated") is True
+        self.dec.side_event("mirobody_tool_result", "done", _step_key(step), obj)
+
+    def _final_steps(self, response: dict[str, Any], obj: dict[str, Any]) -> None:
+        for step in _list(response.get("tool_steps") or obj.get("tool_steps")):
+            if type(step) is not dict:
+                continue
+            record = self._step_record(step)
+            full = step.get("result")
+            if record is None:
+                record = self._new_step(step)
+                record["result"] = full
+                self.dec.side_event("mirobody_tool_result", "info", _step_key(step), step)
+                continue
+            streamed = record["result"]
+            cut = record["truncated"] or (type(streamed) is str and len(streamed) >= _MIROBODY_CUT)
+            if cut and type(full) is str and full != streamed:
+                record["result"] = full
+                record["truncated"] = False
+                record["replaced_truncated"] = True
+                self.dec.side_event("mirobody_tool_result", "info", _step_key(step), step)
+        found = {}
+        for key in ("health_records", "citations"):
+            value = response.get(key, obj.get(key))
+            if value is not None:
+                self.dec.extras[key] = value
+                found[key] = value
+        if found:
+            self.dec.side_event("mirobody_response", "info", _str(response.get("id")) or None, found)
+
+    # --- the end ------------------------------------------------------------------------
+
+    def _usage(self, response: dict[str, Any]) -> None:
+        usage = response.get("usage")
+        if type(usage) is not dict:
+            return
+        input_tokens = _int(usage.get("input_tokens"))
+        output_tokens = _int(usage.get("output_tokens"))
+        cached = _int(_dict(usage.get("input_tokens_details")).get("cached_tokens"))
+        reasoning = _int(_dict(usage.get("output_tokens_details")).get("reasoning_tokens"))
+        prompt = input_tokens - (cached or 0) if input_tokens is not None else None
+        response_tokens = output_tokens - (reasoning or 0) if output_tokens is not None else None
+        if response_tokens is not None and response_tokens < 0:
+            response_tokens = output_tokens  # a gateway that counts output without reasoning
+        self.dec.set_usage(cached=cached, prompt=prompt, thoughts=reasoning, response=response_tokens)
+
+    def _a_record_completed(self, obj: dict[str, Any]) -> None:
+        response = _dict(obj.get("response"))
+        self._response(response)
+        self._usage(response)
+        status = response.get("status")
+        self.dec.native_finish_reason = status if status and type(status) is str else "completed"
+        self.finish = "tool_call" if self.made_calls else "stop"
+        self._final_steps(response, obj)
+
+    def _a_record_incomplete(self, obj: dict[str, Any]) -> None:
+        response = _dict(obj.get("response"))
+        self._response(response)
+        self._usage(response)
+        reason = _dict(response.get("incomplete_details")).get("reason")
+        self.dec.native_finish_reason = reason if reason and type(reason) is str else "incomplete"
+        self.finish = "length" if reason == "max_output_tokens" else "unknown"
+        self._final_steps(response, obj)
+
+    def _a_record_failed(self, obj: dict[str, Any]) -> None:
+        response = _dict(obj.get("response"))
+        self._response(response)
+        self._usage(response)
+        error = response.get("error")
+        if type(error) is dict:
+            self.dec.fail(_provider_error(error, obj, "response failed"))
+        elif error is not None:
+            self.dec.fail(error_of("error", response) or ProviderError("response failed", None, None, obj))
+        else:
+            status = response.get("status")
+            self.dec.fail(ProviderError(f"response failed (status {status!r}) with no error object", None, None, obj))
+
+    def _a_record_error(self, obj: dict[str, Any]) -> None:
+        error = obj.get("error")
+        if type(error) is dict:
+            self.dec.fail(_provider_error(error, obj, "error event"))
+        elif error is not None:
+            self.dec.fail(error_of("error", obj) or ProviderError("error event", None, None, obj))
+        else:
+            self.dec.fail(_provider_error(obj, obj, "error event"))
+
+
+#: DO_FN[state][symbol]: the action functions of the transition, in order
+_DO_FN: tuple[tuple[tuple[Callable[[OpenAIResponses, dict[str, Any]], None], ...], ...], ...] = tuple(
+    tuple(tuple(getattr(OpenAIResponses, f"_a_{M.ACTIONS[a]}") for a in actions) for actions in row) for row in _DO
+)
+
+register_protocol("openai_responses", OpenAIResponses)

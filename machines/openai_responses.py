@@ -1,0 +1,178 @@
+"""OpenAI Responses (and every server that speaks it): the lifecycle of one streamed response.
+
+Inputs are frames classified by the decoder from `data.type` (else the `event:` line):
+
+- `created` (`response.created`), `progress` (`response.queued`, `response.in_progress`);
+- `reasoning_added`, `message_added`, `call_added`, `builtin_added`: a
+  `response.output_item.added` by item type (`reasoning`, `message`, `function_call`,
+  anything else: built-in tools such as `web_search_call`, `mcp_call`, and unknown types);
+- inside an item: `part` (`content_part.*`, `reasoning_summary_part.*`), `text_delta`
+  (`output_text.delta`, `refusal.delta`), `text_done` (`output_text.done`,
+  `refusal.done`), `annotation` (`output_text.annotation.added`), `thinking_delta` and
+  `thinking_done` (`reasoning_summary_text.*`, `reasoning_text.*`), `args_delta` and
+  `args_done` (`function_call_arguments.*`), `builtin_event` (the built-in tools' own
+  events: `web_search_call.*`, `code_interpreter_call_code.delta`, ...) and `item_done`
+  (`response.output_item.done`);
+- `late_reasoning` / `late_reasoning_done`: events of a reasoning item that was left
+  open when the next item started (OpenRouter closes its reasoning item after the
+  message); the decoder gives these symbols only to events whose `output_index` names
+  such an item;
+- `item_info`: an unknown event type that names an item (`output_index` / `item_id`):
+  kept on the side channel; `mirobody_call` / `mirobody_result`: Mirobody's
+  `response.mirobody_tool_call` / `response.mirobody_tool_result`;
+- `completed`, `incomplete`, `failed` (`response.failed`), `error` (the `error` event),
+  `done_sentinel` (`data: [DONE]`) and `eof`.
+
+Items stream one at a time: an item's events are legal only in its state, and a new
+item may start only when none is open, except that a reasoning item may be left open
+by the next item (it is then closed as far as the client is concerned).  Any pair of
+state and symbol not declared here ends the stream `failed` with a `protocol_error`
+naming both; so does an `output_index` that does not grow by one per item.  Unknown
+event types that name no item (keepalives, gateway frames) never reach the machine.
+A stream may start in `waiting` with an item's deltas or its `output_item.done` (a
+resumed stream, `starting_after`).  `completed` / `incomplete` make the stream
+complete, `failed` / `error` failed; `[DONE]` before either, or no terminal event at
+all, leaves it truncated.
+"""
+
+NAME = "openai_responses"
+INITIAL = "waiting"
+STATES = [
+    "waiting",
+    "between",
+    "reasoning",
+    "message",
+    "function_call",
+    "builtin",
+    "finished",
+    "ended_early",
+    "failed",
+    "complete",
+    "truncated",
+]
+FINAL = ["complete", "truncated", "failed"]
+SYMBOLS = [
+    "created",
+    "progress",
+    "reasoning_added",
+    "message_added",
+    "call_added",
+    "builtin_added",
+    "part",
+    "text_delta",
+    "text_done",
+    "annotation",
+    "thinking_delta",
+    "thinking_done",
+    "args_delta",
+    "args_done",
+    "builtin_event",
+    "item_done",
+    "late_reasoning",
+    "late_reasoning_done",
+    "item_info",
+    "mirobody_call",
+    "mirobody_result",
+    "completed",
+    "incomplete",
+    "failed",
+    "error",
+    "done_sentinel",
+    "eof",
+]
+
+GUARDS: dict[str, str] = {}
+
+ACTIONS = {
+    "take_response": "take the response object's model and id (response.created marks a fresh stream)",
+    "open_reasoning": "start a reasoning item (its thinking opens with the first text)",
+    "open_message": "start a message item; its phase, if any, opens the text item as fidelity",
+    "open_call": "start a function call: tool_call.delta with the name and call_id",
+    "open_builtin": "start a built-in tool item: a side event (start)",
+    "defer_reasoning": "close the open reasoning item's thinking; its late events are expected",
+    "resume_message": "a resumed stream starts inside a message item",
+    "resume_reasoning": "a resumed stream starts inside a reasoning item",
+    "text": "a text.delta (output_text or refusal)",
+    "text_done": "the part's full text, emitted only if none of it arrived as deltas",
+    "annotation": "an output_text annotation: a side event (info)",
+    "thinking": "a thinking.delta (reasoning summary or reasoning text)",
+    "thinking_done": "the part's full reasoning text, emitted only if none arrived as deltas",
+    "arguments": "a function call's arguments fragment",
+    "arguments_done": "the full arguments, emitted only if no fragment arrived",
+    "builtin_progress": "a built-in tool's own event: a side event (delta)",
+    "close_reasoning": "attach the reasoning item's fidelity (encrypted_content) and close it",
+    "close_message": "close the message's text item (its content is used if no text arrived)",
+    "close_call": "close the function call (the item's arguments are used if none arrived)",
+    "close_builtin": "a side event (done) with the finished built-in item",
+    "adopt_item": "a resumed stream's first event is an item's done: the whole item",
+    "late_reasoning": "an event of a reasoning item left open: its text is kept for its done",
+    "finish_late_reasoning": "the late reasoning item's done: its text and fidelity, kept",
+    "item_info": "an unknown event about an item: a side event (info)",
+    "mirobody_call": "a Mirobody tool step starts: a side event, remembered by id",
+    "mirobody_result": "a Mirobody tool step's result: matched to its call, a side event",
+    "close_open_item": "the terminal event arrived with an item open: close it from the final output",
+    "record_completed": "finish, usage, model and Mirobody's final records from the response",
+    "record_incomplete": "finish from incomplete_details.reason, usage and model",
+    "record_failed": "the response's error (message, type, code); usage and model",
+    "record_error": "the error event's message, type and code",
+}
+
+_OPEN = ["waiting", "between", "reasoning", "message", "function_call", "builtin"]
+_ITEMS = ["reasoning", "message", "function_call", "builtin"]
+_IDLE = ["waiting", "between"]
+_DEFER_MESSAGE = ["defer_reasoning", "open_message"]
+_DEFER_CALL = ["defer_reasoning", "open_call"]
+_DEFER_BUILTIN = ["defer_reasoning", "open_builtin"]
+
+TRANSITIONS = [
+    # lifecycle
+    {"trigger": "created", "source": "waiting", "dest": "between", "after": ["take_response"]},
+    {"trigger": "progress", "source": _IDLE, "dest": "between", "after": ["take_response"]},
+    # one item at a time (a reasoning item may be left open by the next one)
+    {"trigger": "reasoning_added", "source": _IDLE, "dest": "reasoning", "after": ["open_reasoning"]},
+    {"trigger": "message_added", "source": _IDLE, "dest": "message", "after": ["open_message"]},
+    {"trigger": "message_added", "source": "reasoning", "dest": "message", "after": _DEFER_MESSAGE},
+    {"trigger": "call_added", "source": _IDLE, "dest": "function_call", "after": ["open_call"]},
+    {"trigger": "call_added", "source": "reasoning", "dest": "function_call", "after": _DEFER_CALL},
+    {"trigger": "builtin_added", "source": _IDLE, "dest": "builtin", "after": ["open_builtin"]},
+    {"trigger": "builtin_added", "source": "reasoning", "dest": "builtin", "after": _DEFER_BUILTIN},
+    # inside a reasoning item
+    {"trigger": "part", "source": "reasoning", "dest": "="},
+    {"trigger": "thinking_delta", "source": "reasoning", "dest": "=", "after": ["thinking"]},
+    {"trigger": "thinking_done", "source": "reasoning", "dest": "=", "after": ["thinking_done"]},
+    {"trigger": "item_done", "source": "reasoning", "dest": "between", "after": ["close_reasoning"]},
+    # inside a message item
+    {"trigger": "part", "source": "message", "dest": "="},
+    {"trigger": "text_delta", "source": "message", "dest": "=", "after": ["text"]},
+    {"trigger": "text_done", "source": "message", "dest": "=", "after": ["text_done"]},
+    {"trigger": "annotation", "source": "message", "dest": "=", "after": ["annotation"]},
+    {"trigger": "item_done", "source": "message", "dest": "between", "after": ["close_message"]},
+    # inside a function call
+    {"trigger": "args_delta", "source": "function_call", "dest": "=", "after": ["arguments"]},
+    {"trigger": "args_done", "source": "function_call", "dest": "=", "after": ["arguments_done"]},
+    {"trigger": "item_done", "source": "function_call", "dest": "between", "after": ["close_call"]},
+    # inside a built-in tool item
+    {"trigger": "builtin_event", "source": "builtin", "dest": "=", "after": ["builtin_progress"]},
+    {"trigger": "item_done", "source": "builtin", "dest": "between", "after": ["close_builtin"]},
+    # a resumed stream may start inside an item
+    {"trigger": "part", "source": "waiting", "dest": "waiting"},
+    {"trigger": "text_delta", "source": "waiting", "dest": "message", "after": ["resume_message", "text"]},
+    {"trigger": "thinking_delta", "source": "waiting", "dest": "reasoning", "after": ["resume_reasoning", "thinking"]},
+    {"trigger": "item_done", "source": "waiting", "dest": "between", "after": ["adopt_item"]},
+    # a reasoning item left open, finishing late
+    {"trigger": "late_reasoning", "source": ["between", *_ITEMS], "dest": "=", "after": ["late_reasoning"]},
+    {"trigger": "late_reasoning_done", "source": ["between", *_ITEMS], "dest": "=", "after": ["finish_late_reasoning"]},
+    # side channel, anywhere before the end
+    {"trigger": "item_info", "source": _OPEN, "dest": "=", "after": ["item_info"]},
+    {"trigger": "mirobody_call", "source": _OPEN, "dest": "=", "after": ["mirobody_call"]},
+    {"trigger": "mirobody_result", "source": _OPEN, "dest": "=", "after": ["mirobody_result"]},
+    # the end
+    {"trigger": "completed", "source": _OPEN, "dest": "finished", "after": ["close_open_item", "record_completed"]},
+    {"trigger": "incomplete", "source": _OPEN, "dest": "finished", "after": ["close_open_item", "record_incomplete"]},
+    {"trigger": "failed", "source": _OPEN, "dest": "failed", "after": ["record_failed"]},
+    {"trigger": "error", "source": _OPEN, "dest": "failed", "after": ["record_error"]},
+    {"trigger": "done_sentinel", "source": _OPEN, "dest": "ended_early"},
+    {"trigger": "eof", "source": "finished", "dest": "complete"},
+    {"trigger": "eof", "source": [*_OPEN, "ended_early"], "dest": "truncated"},
+    {"trigger": "eof", "source": "failed", "dest": "failed"},
+]
