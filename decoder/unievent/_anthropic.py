@@ -71,6 +71,8 @@ _APPLY = M.A_APPLY_DELTA
 _STOP = M.SY_BLOCK_STOP
 _START = M.SY_BLOCK_START
 _MESSAGE_DELTA = M.SY_MESSAGE_DELTA
+# states whose block_delta transition is "stay here and apply the delta" (from the table)
+_DELTA_LOOPS = frozenset(s for s in range(len(M.STATES)) if _NEXT[s][_DELTA] == s and _DO[s][_DELTA] == (_APPLY,))
 
 # block kinds
 _TEXT, _THINKING, _REDACTED, _TOOL, _SIDE = range(5)
@@ -114,7 +116,13 @@ class Anthropic:
         kind = obj.get("type")
         if kind == "content_block_delta":  # the hot path: one comparison to a symbol
             index = obj.get("index")
-            symbol = _DELTA if index == self.index and type(index) is int else _STRAY_DELTA
+            if index == self.index and type(index) is int:
+                if self.state in _DELTA_LOOPS:
+                    self.on_delta(obj)  # the table's own transition: stay, apply_delta
+                    return False
+                symbol = _DELTA
+            else:
+                symbol = _STRAY_DELTA
         else:
             if type(kind) is not str:
                 kind = event

@@ -281,11 +281,18 @@ _set_text_fidelity = slot_setter(TextDelta, "fidelity")
 _set_thinking = slot_setter(ThinkingDelta, "thinking")
 _set_thinking_fidelity = slot_setter(ThinkingDelta, "fidelity")
 
+
+
+def _event_of(item: ContentItem, created_at: int) -> DeltaEvent:
+    event: DeltaEvent = _new(DeltaEvent)
+    _set_item(event, item)
+    _set_at(event, created_at)
+    return event
+
+
 _STATE_TEXT = G.STATE_OF_KIND[G.K_TEXT]
 _STATE_THINKING = G.STATE_OF_KIND[G.K_THINKING]
 _STATE_TOOL = G.STATE_OF_KIND[G.K_TOOL_CALL]
-_CONTINUE_TEXT = tuple(plan[G.K_TEXT] if plan else None for plan in G.CONTINUE_PLAN)
-_CONTINUE_THINKING = tuple(plan[G.K_THINKING] if plan else None for plan in G.CONTINUE_PLAN)
 
 
 class Assembler:
@@ -376,47 +383,44 @@ class Assembler:
 
     def text(self, text: str, fidelity: Fidelity | None = None) -> None:
         """Add visible text to the open text item, or open one."""
-        if self.state != _STATE_TEXT:
-            if not text and fidelity is None:
-                return
-            self._follow(_CONTINUE_TEXT[self.state], "text")
-            self.state = _STATE_TEXT
-        elif fidelity is not None and self._fidelity is not None and fidelity != self._fidelity:
-            self.close()
-            self._follow(_CONTINUE_TEXT[self.state], "text")
-            self.state = _STATE_TEXT
-        elif not text and (fidelity is None or fidelity == self._fidelity):
-            return
-        self._parts.append(text)
-        item = _new(TextDelta)
-        _set_text(item, text)
-        _set_text_fidelity(item, self._take_fidelity(fidelity) if fidelity is not None else None)
-        event = _new(DeltaEvent)
-        _set_item(event, item)
-        _set_at(event, self.now)
-        self.out.append(event)
+        if self.state == _STATE_TEXT and text and fidelity is None:  # most calls
+            self._parts.append(text)
+            item = _new(TextDelta)
+            _set_text(item, text)
+            _set_text_fidelity(item, None)
+            self.out.append(_event_of(item, self.now))
+        else:
+            self._add_text(G.K_TEXT, text, fidelity)
 
     def thinking(self, thinking: str, fidelity: Fidelity | None = None) -> None:
         """Add reasoning text to the open thinking item, or open one."""
-        if self.state != _STATE_THINKING:
-            if not thinking and fidelity is None:
-                return
-            self._follow(_CONTINUE_THINKING[self.state], "thinking")
-            self.state = _STATE_THINKING
+        if self.state == _STATE_THINKING and thinking and fidelity is None:  # most calls
+            self._parts.append(thinking)
+            item = _new(ThinkingDelta)
+            _set_thinking(item, thinking)
+            _set_thinking_fidelity(item, None)
+            self.out.append(_event_of(item, self.now))
+        else:
+            self._add_text(G.K_THINKING, thinking, fidelity)
+
+    def _add_text(self, kind: int, value: str, fidelity: Fidelity | None) -> None:
+        """text() and thinking() when an item opens, closes or takes fidelity."""
+        state = G.STATE_OF_KIND[kind]
+        if self.state != state:
+            if not value and fidelity is None:
+                return  # an empty fragment opens nothing
+            self._follow(G.CONTINUE_PLAN[self.state][kind] if G.CONTINUE_PLAN[self.state] else None, G.KINDS[kind])
+            self.state = state
         elif fidelity is not None and self._fidelity is not None and fidelity != self._fidelity:
-            self.close()
-            self._follow(_CONTINUE_THINKING[self.state], "thinking")
-            self.state = _STATE_THINKING
-        elif not thinking and (fidelity is None or fidelity == self._fidelity):
+            self.close()  # another fidelity is another item
+            self._follow(G.CONTINUE_PLAN[self.state][kind], G.KINDS[kind])
+            self.state = state
+        elif not value and (fidelity is None or fidelity == self._fidelity):
             return
-        self._parts.append(thinking)
-        item = _new(ThinkingDelta)
-        _set_thinking(item, thinking)
-        _set_thinking_fidelity(item, self._take_fidelity(fidelity) if fidelity is not None else None)
-        event = _new(DeltaEvent)
-        _set_item(event, item)
-        _set_at(event, self.now)
-        self.out.append(event)
+        self._parts.append(value)
+        taken = self._take_fidelity(fidelity)
+        item = TextDelta(value, taken) if kind == G.K_TEXT else ThinkingDelta(value, taken)
+        self.out.append(_event_of(item, self.now))
 
     def tool_call(self, name: str, tool_call_id: str, arguments: str = "", fidelity: Fidelity | None = None) -> None:
         """Open a new tool call; its first delta carries the name and id."""

@@ -105,6 +105,7 @@ class SSEFramer:
         "_bom_pending",
         "_data",
         "_event",
+        "_line_names",
         "_names",
         "_rest",
         "body",
@@ -131,7 +132,8 @@ class SSEFramer:
         self._rest = b""
         self._data: list[bytes] = []
         self._event: str | None = None
-        self._names: dict[bytes, str] = {}
+        self._names: dict[bytes, str] = {}  # event: value -> name
+        self._line_names: dict[bytes, str] = {}  # whole `event: ` line -> name
         self._bom_pending = True
 
     @property
@@ -178,106 +180,128 @@ class SSEFramer:
 
     def _lines(self, buf: bytes, scan_from: int, eof: bool = False) -> None:
         """Frame every complete line of `buf` (whose line ends are all `\\n`), then
-        fire `eof` if asked.  The one place where the table's actions run."""
+        fire `eof` if asked."""
         pos = 0
-        find = buf.find
-        nl = find(b"\n", scan_from)
+        if _BLOCK_DEST[self.state] >= 0:
+            # the carried remainder holds no line end: a blank line starts at or
+            # after the byte before the new bytes
+            last = buf.rfind(b"\n\n", max(scan_from - 1, 0))
+            if last >= 0:
+                self._frames(buf[:last])
+                if self.closed:
+                    return
+                pos = last + 2
+                scan_from = pos
+        self._line_by_line(buf, pos, scan_from, eof)
+
+    def _frames(self, complete: bytes) -> None:
+        """Whole frames, split on blank lines in C.  A frame `data: X` or `event: E` +
+        `data: X` in a state where the table composes its lines into exactly one
+        dispatch (_BLOCK_DEST, derived from the table at import) is dispatched at
+        once; any other frame goes through the table line by line."""
+        line_names = self._line_names
         max_frame = self.max_frame
-        blocks_left = True  # whether a blank line may still follow `pos`
-        while True:
+        on_object = self.on_object
+        for block in complete.split(b"\n\n"):
+            dest = _BLOCK_DEST[self.state]
             payload = None
+            event = None
+            if dest >= 0:
+                if block[:6] == b"data: ":
+                    if b"\n" not in block:
+                        payload = block[6:]
+                elif block[:7] == b"event: ":
+                    lines = block.split(b"\n")
+                    if len(lines) == 2 and lines[1][:6] == b"data: ":
+                        name = lines[0]
+                        event = line_names.get(name) or self._name_of(name, 7)
+                        payload = lines[1][6:]
+            if payload is None or len(payload) > max_frame:
+                self._line_by_line(block + b"\n\n", 0, 0, False)
+            else:
+                self.state = dest
+                try:
+                    obj = _loads(payload)
+                except _JSONDecodeError:
+                    over = self.on_other(event, [payload], payload)
+                else:
+                    over = on_object(event, obj) if type(obj) is dict else False
+                if over:
+                    self.closed = True
+            if self.closed:
+                return
+
+    def _line_by_line(self, buf: bytes, pos: int, scan_from: int, eof: bool) -> None:
+        """The table, one line at a time: the one place where its actions run."""
+        find = buf.find
+        nl = find(b"\n", max(scan_from, pos))
+        max_frame = self.max_frame
+        while True:
             if nl >= 0:
-                # Whole-frame shortcut: `data: X` or `event: E` + `data: X` and a blank
-                # line, in a state where the table composes those lines into exactly
-                # one dispatch (_BLOCK_DEST, derived from the table at import).
-                dest = _BLOCK_DEST[self.state]
-                if dest >= 0 and blocks_left:
-                    end = find(b"\n\n", pos)
-                    if end < 0:
-                        blocks_left = False
-                    else:
-                        block = buf[pos:end]
-                        if block[:6] == b"data: " and nl == end:
-                            event = None
-                            payload = block[6:]
-                        elif block[:7] == b"event: " and block[nl - pos + 1 : nl - pos + 7] == b"data: ":
-                            second = nl - pos + 1
-                            if block.find(b"\n", second) < 0:
-                                event = self._names.get(block[7 : second - 1]) or self._name_of(block[7 : second - 1])
-                                payload = block[second + 6 :]
-                        if payload is not None and len(payload) <= max_frame:
-                            self.state = dest
-                            data = [payload]
-                            pos = end + 2
-                            nl = find(b"\n", pos)
-                        else:
-                            payload = None
-                if payload is None:
-                    line = buf[pos:nl]
-                    pos = nl + 1
-                    # `data:` lines come first: they are nearly every line of a stream
-                    if line[:5] == b"data:":
-                        symbol = _SY_DATA
-                        value = line[6:] if line[5:6] == b" " else line[5:]
-                    elif not line:
-                        symbol = _SY_BLANK
-                        value = line
-                    elif line[:6] == b"event:":  # every frame of Anthropic and Responses
-                        symbol = _SY_EVENT
-                        value = line[7:] if line[6:7] == b" " else line[6:]
-                    elif line[0] == 58:  # ":"
-                        symbol = _SY_COMMENT
-                        value = line
-                    else:
-                        symbol, value = _field(line)
-                    nl = find(b"\n", pos)
+                line = buf[pos:nl]
+                pos = nl + 1
+                # `data:` lines come first: they are nearly every line of a stream
+                if line[:5] == b"data:":
+                    symbol = _SY_DATA
+                    value = line[6:] if line[5:6] == b" " else line[5:]
+                elif not line:
+                    symbol = _SY_BLANK
+                    value = line
+                elif line[:6] == b"event:":  # every frame of Anthropic and Responses
+                    symbol = _SY_EVENT
+                    value = line[7:] if line[6:7] == b" " else line[6:]
+                elif line[0] == 58:  # ":"
+                    symbol = _SY_COMMENT
+                    value = line
+                else:
+                    symbol, value = _field(line)
+                nl = find(b"\n", pos)
             elif eof:
                 symbol = _SY_EOF
                 value = b""
                 eof = False
             else:
                 break
-            if payload is None:
-                state = self.state
-                self.state = _NEXT[state][symbol]
-                for action in _DO[state][symbol]:
-                    if action == _APPEND:
-                        data = self._data
-                        if data or len(value) > max_frame:
-                            self._count_frame(data, value)
-                        data.append(value)
-                    elif action == _DISPATCH:  # always the last action (checked at import)
-                        data = self._data
-                        event = self._event
-                        self._data = []
-                        self._event = None
-                        payload = data[0] if len(data) == 1 else b"\n".join(data)
-                    elif action == _SET_EVENT:
-                        event_name = self._names.get(value)
-                        self._event = event_name if event_name is not None else self._name_of(value)
+            state = self.state
+            self.state = _NEXT[state][symbol]
+            for action in _DO[state][symbol]:
+                if action == _APPEND:
+                    data = self._data
+                    if data or len(value) > max_frame:
+                        self._count_frame(data, value)
+                    data.append(value)
+                elif action == _DISPATCH:  # always the last action (checked at import)
+                    data = self._data
+                    event = self._event
+                    self._data = []
+                    self._event = None
+                    payload = data[0] if len(data) == 1 else b"\n".join(data)
+                    try:
+                        obj = _loads(payload)
+                    except _JSONDecodeError:
+                        over = self.on_other(event, data, payload)
                     else:
-                        self._run_action(action, value)
-                if payload is None:
-                    continue
-            try:
-                obj = _loads(payload)
-            except _JSONDecodeError:
-                over = self.on_other(event, data, payload)
-            else:
-                over = self.on_object(event, obj) if type(obj) is dict else False
-            if over:
-                self.closed = True
-                return
+                        over = self.on_object(event, obj) if type(obj) is dict else False
+                    if over:
+                        self.closed = True
+                        return
+                elif action == _SET_EVENT:
+                    name = self._names.get(value)
+                    self._event = name if name is not None else self._name_of(value)
+                else:
+                    self._run_action(action, value)
         rest = buf[pos:] if pos else buf
         if len(rest) > max_frame:
             raise FrameTooLargeError(self.protocol, self.state_name, "line", len(rest), max_frame)
         self._rest = rest
 
-    def _name_of(self, value: bytes) -> str:
-        """Decode an event name, remembering the few a stream uses (bounded)."""
-        name = value.decode("utf-8", "replace").strip()
-        if len(self._names) < 64:
-            self._names[value] = name
+    def _name_of(self, value: bytes, prefix: int = 0) -> str:
+        """Decode an event name (the value of an `event:` line, or the whole line when
+        `prefix` says how long its `event: ` is), remembering the few a stream uses."""
+        name = value[prefix:].decode("utf-8", "replace").strip()
+        cache = self._line_names if prefix else self._names
+        if len(cache) < 64:
+            cache[value] = name
         return name
 
     def _count_frame(self, data: list[bytes], value: bytes) -> None:
