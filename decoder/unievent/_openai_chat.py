@@ -24,7 +24,9 @@ _DO = M.DO
 _APPLY = M.A_APPLY_CHUNK
 _FINISH = M.A_RECORD_FINISH
 _ERROR = M.A_RECORD_ERROR
-_APPLY_ONLY = (_APPLY,)
+# _APPLY_ONLY[state][symbol]: the transition's only action is apply_chunk (frame()
+# runs it inline; everything else goes through _fire)
+_APPLY_ONLY = tuple(tuple(actions == (_APPLY,) for actions in row) for row in _DO)
 # states in which no further chunk is read: the decoder stops feeding frames
 _TERMINAL = frozenset(s for s in range(len(M.STATES)) if _NEXT[s][M.SY_CHUNK] < 0)
 
@@ -115,22 +117,29 @@ class OpenAIChat:
         self.calls: dict[int, _Call] = {}
         self.current: _Call | None = None
         self.made_calls = False
+        self.model: str | None = None
 
     # --- frames ---------------------------------------------------------------------
 
     def frame(self, event: str | None, obj: dict[str, Any]) -> bool:
-        if obj.get("error") is not None or event == "error" or obj.get("object") == "error":
+        if obj.get("error") is not None or event == "error":
             return self._fire(M.SY_ERROR, obj, None, event)
         choices = obj.get("choices")
-        choice = choices[0] if type(choices) is list and choices and type(choices[0]) is dict else None
-        finish = choice.get("finish_reason") if choice is not None else None
-        symbol = M.SY_FINISH_CHUNK if finish and type(finish) is str else M.SY_CHUNK
+        choice = choices[0] if type(choices) is list and choices else None
+        if type(choice) is dict:
+            finish = choice.get("finish_reason")
+            symbol = M.SY_FINISH_CHUNK if finish and type(finish) is str else M.SY_CHUNK
+        elif obj.get("object") == "error":  # vLLM and kin: a bare error object
+            return self._fire(M.SY_ERROR, obj, None, event)
+        else:
+            choice = None
+            symbol = M.SY_CHUNK
         state = self.state
-        if _DO[state][symbol] == _APPLY_ONLY:  # the common case, inline
-            self.state = _NEXT[state][symbol]
-            self._apply_chunk(obj, choice)
-            return False
-        return self._fire(symbol, obj, choice, event)
+        if not _APPLY_ONLY[state][symbol]:
+            return self._fire(symbol, obj, choice, event)
+        self.state = _NEXT[state][symbol]  # the common case: the only action is apply_chunk
+        self._apply_chunk(obj, choice)
+        return False
 
     def done_sentinel(self) -> bool:
         return self._fire(M.SY_DONE_SENTINEL, {}, None, None)
@@ -168,8 +177,8 @@ class OpenAIChat:
 
     def _apply_chunk(self, obj: dict[str, Any], choice: dict[str, Any] | None) -> None:
         model = obj.get("model")
-        if model and type(model) is str:
-            self.dec.model = model
+        if model != self.model and model and type(model) is str:
+            self.model = self.dec.model = model
         if obj.get("usage"):
             self._usage(obj["usage"])
         x_groq = obj.get("x_groq")
