@@ -28,15 +28,15 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, ClassVar
 
 import orjson
 
-from unievent._decoder import StreamDecoder, register_protocol
+from unievent._decoder import MachineHandler, StreamDecoder, register_protocol
 from unievent._events import FinishReason
 from unievent._generated import anthropic as M
 from unievent._openai_chat import error_of
-from unievent._outcome import End, ProviderError
+from unievent._outcome import ProviderError
 
 __all__ = ["Anthropic", "normalize_anthropic_finish"]
 
@@ -92,8 +92,10 @@ def _int(value: Any) -> int | None:
     return value if type(value) is int else None
 
 
-class Anthropic:
+class Anthropic(MachineHandler):
     """Protocol handler for `anthropic` (see StreamDecoder)."""
+
+    machine: ClassVar[Any] = M
 
     def __init__(self, dec: StreamDecoder) -> None:
         self.dec = dec
@@ -180,15 +182,6 @@ class Anthropic:
         )
         self.state = M.ST_FAILED
         return True
-
-    def end(self) -> End:
-        self.state = _NEXT[self.state][M.SY_EOF]
-        name = M.STATES[self.state]
-        assert name in ("complete", "truncated", "failed"), name
-        return name  # type: ignore[return-value]
-
-    def state_name(self) -> str:
-        return M.STATES[self.state]
 
     def before_stop(self) -> None:
         """Nothing waits: every block closed its item at its own stop."""

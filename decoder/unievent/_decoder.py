@@ -10,7 +10,7 @@ from __future__ import annotations
 import time
 import uuid
 from collections.abc import Callable
-from typing import Any, Protocol
+from typing import Any, ClassVar, Protocol, cast
 
 import orjson
 
@@ -30,7 +30,7 @@ from unievent._outcome import End, Outcome, ProviderError
 from unievent._side import SideEvent
 from unievent._sse import DEFAULT_MAX_FRAME, SSEFramer
 
-__all__ = ["PROTOCOLS", "Clock", "StreamDecoder", "register_protocol"]
+__all__ = ["PROTOCOLS", "Clock", "MachineHandler", "StreamDecoder", "register_protocol"]
 
 Clock = Callable[[], int]
 
@@ -54,6 +54,28 @@ class Handler(Protocol):
 
 
 PROTOCOLS: dict[str, Callable[[StreamDecoder], Handler]] = {}
+
+_ENDS = ("complete", "truncated", "failed")
+
+
+class MachineHandler:
+    """What every protocol handler shares: its generated machine (`machine`, a module
+    from unievent._generated) and the current state; at end of input the machine's
+    `eof` transition names the end."""
+
+    machine: ClassVar[Any]
+    state: int
+
+    def end(self) -> End:
+        machine = self.machine
+        self.state = machine.NEXT[self.state][machine.SY_EOF]
+        name = machine.STATES[self.state]
+        if name not in _ENDS:
+            raise AssertionError(f"{machine.NAME}: eof leads to {name!r}, which is not an end")
+        return cast(End, name)
+
+    def state_name(self) -> str:
+        return str(self.machine.STATES[self.state])
 
 
 def register_protocol(name: str, factory: Callable[[StreamDecoder], Handler]) -> None:

@@ -283,13 +283,6 @@ _set_thinking_fidelity = slot_setter(ThinkingDelta, "fidelity")
 
 
 
-def _event_of(item: ContentItem, created_at: int) -> DeltaEvent:
-    event: DeltaEvent = _new(DeltaEvent)
-    _set_item(event, item)
-    _set_at(event, created_at)
-    return event
-
-
 _STATE_TEXT = G.STATE_OF_KIND[G.K_TEXT]
 _STATE_THINKING = G.STATE_OF_KIND[G.K_THINKING]
 _STATE_TOOL = G.STATE_OF_KIND[G.K_TOOL_CALL]
@@ -388,7 +381,7 @@ class Assembler:
             item = _new(TextDelta)
             _set_text(item, text)
             _set_text_fidelity(item, None)
-            self.out.append(_event_of(item, self.now))
+            self.out.append(fast_delta_event(item, self.now))
         else:
             self._add_text(G.K_TEXT, text, fidelity)
 
@@ -399,7 +392,7 @@ class Assembler:
             item = _new(ThinkingDelta)
             _set_thinking(item, thinking)
             _set_thinking_fidelity(item, None)
-            self.out.append(_event_of(item, self.now))
+            self.out.append(fast_delta_event(item, self.now))
         else:
             self._add_text(G.K_THINKING, thinking, fidelity)
 
@@ -420,7 +413,7 @@ class Assembler:
         self._parts.append(value)
         taken = self._take_fidelity(fidelity)
         item = TextDelta(value, taken) if kind == G.K_TEXT else ThinkingDelta(value, taken)
-        self.out.append(_event_of(item, self.now))
+        self.out.append(fast_delta_event(item, self.now))
 
     def tool_call(self, name: str, tool_call_id: str, arguments: str = "", fidelity: Fidelity | None = None) -> None:
         """Open a new tool call; its first delta carries the name and id."""

@@ -7,15 +7,15 @@
 # mapping.  Gateway quirks absorbed here are listed beside the code that absorbs them.
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 import orjson
 
-from unievent._decoder import StreamDecoder, register_protocol
+from unievent._decoder import MachineHandler, StreamDecoder, register_protocol
 from unievent._events import FinishReason
 from unievent._generated import openai_chat as M
 from unievent._grammar import parse_arguments
-from unievent._outcome import End, ProviderError
+from unievent._outcome import ProviderError
 
 __all__ = ["OpenAIChat", "error_of", "normalize_openai_finish"]
 
@@ -107,8 +107,10 @@ class _Call:
         self.closed = False  # announced and its group has closed
 
 
-class OpenAIChat:
+class OpenAIChat(MachineHandler):
     """Protocol handler for `openai_chat` (see StreamDecoder)."""
+
+    machine: ClassVar[Any] = M
 
     def __init__(self, dec: StreamDecoder) -> None:
         self.dec = dec
@@ -163,15 +165,6 @@ class OpenAIChat:
                 if usage:
                     self._usage(usage)  # a failing gateway may still report usage
         return dest in _TERMINAL
-
-    def end(self) -> End:
-        self.state = _NEXT[self.state][M.SY_EOF]
-        name = M.STATES[self.state]
-        assert name in ("complete", "truncated", "failed"), name
-        return name  # type: ignore[return-value]
-
-    def state_name(self) -> str:
-        return M.STATES[self.state]
 
     # --- one chunk ------------------------------------------------------------------
 

@@ -40,15 +40,15 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, ClassVar
 
 import orjson
 
-from unievent._decoder import StreamDecoder, register_protocol
+from unievent._decoder import MachineHandler, StreamDecoder, register_protocol
 from unievent._events import FinishReason
 from unievent._generated import openai_responses as M
 from unievent._openai_chat import error_of
-from unievent._outcome import End, ProviderError
+from unievent._outcome import ProviderError
 
 __all__ = ["OpenAIResponses"]
 
@@ -195,8 +195,10 @@ def _provider_error(error: dict[str, Any], whole: dict[str, Any], fallback: str)
     return ProviderError(message, kind, code, error or whole)
 
 
-class OpenAIResponses:
+class OpenAIResponses(MachineHandler):
     """Protocol handler for `openai_responses` (see StreamDecoder)."""
+
+    machine: ClassVar[Any] = M
 
     def __init__(self, dec: StreamDecoder) -> None:
         self.dec = dec
@@ -331,15 +333,6 @@ class OpenAIResponses:
             return state in _TERMINAL
         self.state = dest
         return dest in _TERMINAL
-
-    def end(self) -> End:
-        self.state = _NEXT[self.state][M.SY_EOF]
-        name = M.STATES[self.state]
-        assert name in ("complete", "truncated", "failed"), name
-        return name  # type: ignore[return-value]
-
-    def state_name(self) -> str:
-        return M.STATES[self.state]
 
     def before_stop(self) -> None:
         """Nothing waits: every item closed at its done or at the terminal event."""
