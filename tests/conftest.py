@@ -9,6 +9,8 @@ from pathlib import Path
 
 from hypothesis import HealthCheck, settings
 
+pytest_plugins = ["tests.transition_coverage"]
+
 if importlib.util.find_spec("unievent") is None:  # not installed: use the source tree
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "decoder"))
 

@@ -119,8 +119,10 @@ class Anthropic(MachineHandler):
         if kind == "content_block_delta":  # the hot path: one comparison to a symbol
             index = obj.get("index")
             if index == self.index and type(index) is int:
-                if self.state in _DELTA_LOOPS:
-                    self.on_delta(obj)  # the table's own transition: stay, apply_delta
+                state = self.state
+                if state in _DELTA_LOOPS:  # the table's transition: stay, apply_delta
+                    self.state = _NEXT[state][_DELTA]
+                    self.on_delta(obj)
                     return False
                 symbol = _DELTA
             else:

@@ -274,8 +274,6 @@ class ArgumentsError(Exception):
 
 # Decoder-built deltas skip attrs' __init__: the slots are set directly.
 _new = object.__new__
-_set_item = slot_setter(DeltaEvent, "item")
-_set_at = slot_setter(DeltaEvent, "created_at")
 _set_text = slot_setter(TextDelta, "text")
 _set_text_fidelity = slot_setter(TextDelta, "fidelity")
 _set_thinking = slot_setter(ThinkingDelta, "thinking")

@@ -1,0 +1,142 @@
+"""Transition coverage across the whole test suite.
+
+Every generated NEXT table the runtime reads (and the group grammar's `step`, which
+`validate` fires) is swapped, for the session, for a recorder of the transitions
+taken.  When the whole suite ran and passed, every declared transition of every
+machine must have been taken, except those in ALLOWED (each with its reason); the
+session fails otherwise, listing what no test reached.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+from typing import Any
+
+import pytest
+
+Transition = tuple[str, str, str]  # machine, state, symbol
+
+#: declared transitions no test needs to take, with the reason
+ALLOWED: dict[Transition, str] = {}
+
+_TAKEN: set[Transition] = set()
+
+
+class _Row:
+    __slots__ = ("machine", "row", "state")
+
+    def __init__(self, machine: Any, row: tuple[int, ...], state: int) -> None:
+        self.machine = machine
+        self.state = state
+        self.row = row
+
+    def __getitem__(self, symbol: int) -> int:
+        dest: int = self.row[symbol]
+        if dest >= 0:
+            m = self.machine
+            _TAKEN.add((m.NAME, m.STATES[self.state], m.SYMBOLS[symbol]))
+        return dest
+
+
+class _Table:
+    """Stands in for a generated NEXT table; reads go through and are recorded."""
+
+    def __init__(self, machine: Any, real: tuple[tuple[int, ...], ...]) -> None:
+        self.machine = machine
+        self.real = real
+
+    def __getitem__(self, state: int) -> _Row:
+        return _Row(self.machine, self.real[state], state)
+
+    def __len__(self) -> int:
+        return len(self.real)
+
+
+def _record_step(machine: Any) -> None:
+    step = machine.step
+
+    def recording_step(state: int, symbol: int, ctx: Any = None, guards: Any = None) -> tuple[int, tuple[int, ...]]:
+        result: tuple[int, tuple[int, ...]] = step(state, symbol, ctx, guards)
+        from unievent import _grammar
+
+        if result[0] >= 0 and guards is _grammar._Guards:  # validate(), not an error-message probe
+            _TAKEN.add((machine.NAME, machine.STATES[state], machine.SYMBOLS[symbol]))
+        return result
+
+    machine.step = recording_step
+
+
+def declared() -> set[Transition]:
+    from machines import MACHINES
+
+    found: set[Transition] = set()
+    for name in MACHINES:
+        gen = importlib.import_module(f"unievent._generated.{name}")
+        found |= {
+            (name, gen.STATES[s], gen.SYMBOLS[y])
+            for s in range(len(gen.STATES))
+            for y in range(len(gen.SYMBOLS))
+            if gen.step(s, y, None, _ALL_GUARDS_HOLD)[0] >= 0
+        }
+    return found
+
+
+class _AllGuardsHold:
+    def __getattr__(self, name: str) -> Any:
+        return lambda _ctx: True
+
+
+_ALL_GUARDS_HOLD = _AllGuardsHold()
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    import unievent
+
+    from machines import MACHINES
+
+    unievent.StreamDecoder("openai_chat")  # imports every protocol module
+    for name in MACHINES:
+        gen = importlib.import_module(f"unievent._generated.{name}")
+        real = gen.NEXT
+        table = _Table(gen, real)
+        for module in [m for n, m in list(sys.modules.items()) if n.startswith("unievent") and m is not None]:
+            for attr, value in list(vars(module).items()):
+                if value is real:
+                    setattr(module, attr, table)
+        if name == "group_grammar":
+            _record_step(gen)
+
+
+def _whole_suite(session: pytest.Session) -> bool:
+    option = session.config.option
+    return (
+        not option.keyword
+        and not option.markexpr
+        and not getattr(option, "deselect", None)
+        and not getattr(option, "lf", False)
+        and all(arg.rstrip("/").endswith("tests") for arg in session.config.args)
+    )
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    if exitstatus != 0 or not _whole_suite(session):
+        return
+    expected = declared()
+    stale = sorted(set(ALLOWED) - expected)
+    missing = sorted(expected - _TAKEN - set(ALLOWED))
+    reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+    if not stale and not missing:
+        if reporter is not None:
+            taken = len(expected & _TAKEN)
+            reporter.write_line("")
+            reporter.write_line(f"transition coverage: {taken} of {len(expected)} declared transitions taken")
+        return
+    lines = [f"  allow-listed but not declared: {t}" for t in stale]
+    lines += [f"  never taken: {t}" for t in missing]
+    text = "\ntransition coverage: the suite left declared transitions untaken\n" + "\n".join(lines)
+    if reporter is not None:
+        reporter.write_line(text, red=True)
+    else:
+        print(text)
+    session.exitstatus = pytest.ExitCode.TESTS_FAILED
