@@ -20,8 +20,6 @@ from unievent._events import (
     Event,
     FinishReason,
     Message,
-    TextDone,
-    ThinkingDone,
     ToolCallDone,
     Usage,
 )
@@ -89,7 +87,9 @@ class StreamDecoder:
     ``StreamDecoder(protocol, stream_id=None, clock=None, strict_arguments=True,
     side_events=False, max_frame=16 MiB)``
 
-    - `protocol`: ``"openai_chat"`` (and any other name in `unievent.PROTOCOLS`).
+    - `protocol`: ``"openai_chat"`` (OpenAI-compatible Chat Completions),
+      ``"anthropic"`` (Messages) or ``"openai_responses"`` (Responses, Mirobody):
+      the names in `unievent.PROTOCOLS`.
     - `stream_id`: used in made-up tool-call ids (``call_<stream_id>_<n>``); random
       when not given.
     - `clock`: returns unix milliseconds; read once per `push()` / `finish()`, so the
@@ -134,7 +134,6 @@ class StreamDecoder:
         self.anomalies: list[str] = self.asm.anomalies
         self.extras: dict[str, Any] = {}
         self.raw_usage: dict[str, int] = {}
-        self.usage_reported = False
         self._ended: str | None = None
         self._argument_failure: ArgumentsError | None = None
         self.handler = PROTOCOLS[protocol](self)
@@ -196,7 +195,6 @@ class StreamDecoder:
     def set_usage(self, **fields: int | None) -> None:
         """Record usage fields in MMSP's meaning: the newest value wins, but a zero
         never erases a non-zero and a missing (None) value erases nothing."""
-        self.usage_reported = True
         raw = self.raw_usage
         for name, value in fields.items():
             if type(value) is int and value >= 0 and not (value == 0 and raw.get(name)):
@@ -301,14 +299,6 @@ class StreamDecoder:
     @property
     def argument_failure(self) -> ArgumentsError | None:
         return self._argument_failure
-
-
-def _text_of(items: tuple[DoneItem, ...]) -> str:
-    return "".join(i.text for i in items if isinstance(i, TextDone))
-
-
-def _thinking_of(items: tuple[DoneItem, ...]) -> str:
-    return "".join(i.thinking for i in items if isinstance(i, ThinkingDone))
 
 
 _loaded = False
