@@ -24,6 +24,8 @@ _DO = M.DO
 _APPLY = M.A_APPLY_CHUNK
 _FINISH = M.A_RECORD_FINISH
 _ERROR = M.A_RECORD_ERROR
+_SY_CHUNK = M.SY_CHUNK
+_SY_FINISH_CHUNK = M.SY_FINISH_CHUNK
 # _APPLY_ONLY[state][symbol]: the transition's only action is apply_chunk (frame()
 # runs it inline; everything else goes through _fire)
 _APPLY_ONLY = tuple(tuple(actions == (_APPLY,) for actions in row) for row in _DO)
@@ -130,12 +132,12 @@ class OpenAIChat(MachineHandler):
         choice = choices[0] if type(choices) is list and choices else None
         if type(choice) is dict:
             finish = choice.get("finish_reason")
-            symbol = M.SY_FINISH_CHUNK if finish and type(finish) is str else M.SY_CHUNK
+            symbol = _SY_FINISH_CHUNK if finish and type(finish) is str else _SY_CHUNK
         elif obj.get("object") == "error":  # vLLM and kin: a bare error object
             return self._fire(M.SY_ERROR, obj, None, event)
         else:
             choice = None
-            symbol = M.SY_CHUNK
+            symbol = _SY_CHUNK
         state = self.state
         if not _APPLY_ONLY[state][symbol]:
             return self._fire(symbol, obj, choice, event)
