@@ -105,7 +105,7 @@ class SSEFramer:
         "_bom_pending",
         "_data",
         "_event",
-        "_line_names",
+        "_heads",
         "_names",
         "_rest",
         "body",
@@ -133,7 +133,7 @@ class SSEFramer:
         self._data: list[bytes] = []
         self._event: str | None = None
         self._names: dict[bytes, str] = {}  # event: value -> name
-        self._line_names: dict[bytes, str] = {}  # whole `event: ` line -> name
+        self._heads: dict[bytes, str] = {}  # `event: NAME\n` -> NAME
         self._bom_pending = True
 
     @property
@@ -199,36 +199,43 @@ class SSEFramer:
         `data: X` in a state where the table composes its lines into exactly one
         dispatch (_BLOCK_DEST, derived from the table at import) is dispatched at
         once; any other frame goes through the table line by line."""
-        line_names = self._line_names
+        heads = self._heads
         max_frame = self.max_frame
         on_object = self.on_object
+        state = self.state
         for block in complete.split(b"\n\n"):
-            dest = _BLOCK_DEST[self.state]
+            dest = _BLOCK_DEST[state]
             payload = None
-            event = None
             if dest >= 0:
-                if block[:6] == b"data: ":
-                    if b"\n" not in block:
-                        payload = block[6:]
-                elif block[:7] == b"event: ":
-                    lines = block.split(b"\n")
-                    if len(lines) == 2 and lines[1][:6] == b"data: ":
-                        name = lines[0]
-                        event = line_names.get(name) or self._name_of(name, 7)
-                        payload = lines[1][6:]
-            if payload is None or len(payload) > max_frame:
+                # one C call splits `data: X` and `event: NAME\ndata: X`; the few
+                # `event: NAME\n` heads of a stream are checked once, then looked up
+                head, found, rest = block.partition(b"data: ")
+                if found and b"\n" not in rest and len(rest) <= max_frame:
+                    if not head:
+                        event = None
+                        payload = rest
+                    else:
+                        event = heads.get(head)
+                        if event is None:
+                            event = self._frame_head(head)
+                        if event is not None:
+                            payload = rest
+            if payload is None:
                 self._line_by_line(block + b"\n\n", 0, 0, False)
+                if self.closed:
+                    return
+                state = self.state
+                continue
+            if state != dest:
+                self.state = state = dest
+            try:
+                obj = _loads(payload)
+            except _JSONDecodeError:
+                over = self.on_other(event, [payload], payload)
             else:
-                self.state = dest
-                try:
-                    obj = _loads(payload)
-                except _JSONDecodeError:
-                    over = self.on_other(event, [payload], payload)
-                else:
-                    over = on_object(event, obj) if type(obj) is dict else False
-                if over:
-                    self.closed = True
-            if self.closed:
+                over = on_object(event, obj) if type(obj) is dict else False
+            if over:
+                self.closed = True
                 return
 
     def _line_by_line(self, buf: bytes, pos: int, scan_from: int, eof: bool) -> None:
@@ -295,13 +302,22 @@ class SSEFramer:
             raise FrameTooLargeError(self.protocol, self.state_name, "line", len(rest), max_frame)
         self._rest = rest
 
-    def _name_of(self, value: bytes, prefix: int = 0) -> str:
-        """Decode an event name (the value of an `event:` line, or the whole line when
-        `prefix` says how long its `event: ` is), remembering the few a stream uses."""
-        name = value[prefix:].decode("utf-8", "replace").strip()
-        cache = self._line_names if prefix else self._names
-        if len(cache) < 64:
-            cache[value] = name
+    def _name_of(self, value: bytes) -> str:
+        """Decode an event name, remembering the few a stream uses (bounded)."""
+        name = value.decode("utf-8", "replace").strip()
+        if len(self._names) < 64:
+            self._names[value] = name
+        return name
+
+    def _frame_head(self, head: bytes) -> str | None:
+        """The event name of a frame head `event: NAME\\n` (the line before a single
+        `data:` line), or None when the head is anything else (the frame then goes
+        line by line)."""
+        if not (head.startswith(b"event: ") and head.find(b"\n") == len(head) - 1):
+            return None
+        name = head[7:-1].decode("utf-8", "replace").strip()
+        if len(self._heads) < 64:
+            self._heads[head] = name
         return name
 
     def _count_frame(self, data: list[bytes], value: bytes) -> None:
