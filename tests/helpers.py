@@ -6,6 +6,7 @@ import itertools
 from typing import Any
 
 import orjson
+
 import unievent
 from unievent import Outcome, TextDone, ThinkingDone, ToolCallDone
 

@@ -12,6 +12,7 @@ from typing import Any
 
 import orjson
 import pytest
+
 import unievent
 from unievent import (
     DeltaEvent,

@@ -13,9 +13,9 @@ from typing import Any
 
 import orjson
 import pytest
-from unievent import Usage
 
 from tests.helpers import calls_of, decode, text_of, thinking_of
+from unievent import Usage
 
 CORPUS = Path(__file__).resolve().parent.parent.parent / "shared" / "corpus"
 

@@ -16,6 +16,8 @@ import attrs
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
+from machines.group_grammar import GUARDS as RULES
 from unievent import (
     DeltaEvent,
     EmbeddingDelta,
@@ -38,8 +40,6 @@ from unievent import (
     validate,
 )
 from unievent._grammar import ArgumentsError, Assembler
-
-from machines.group_grammar import GUARDS as RULES
 
 BETWEEN = (
     "text.delta",

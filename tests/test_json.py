@@ -10,6 +10,7 @@ import orjson
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
 from unievent._events import (
     FINISH_REASONS,
     DeltaEvent,

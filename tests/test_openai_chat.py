@@ -7,7 +7,9 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
+
 import unievent
+from tests.helpers import calls_of, chunk, decode, items_of, sse, text_of, thinking_of
 from unievent import (
     StopEvent,
     TextDelta,
@@ -18,8 +20,6 @@ from unievent import (
     ToolCallDone,
     Usage,
 )
-
-from tests.helpers import calls_of, chunk, decode, items_of, sse, text_of, thinking_of
 
 # --- choices, delta and message ----------------------------------------------------
 

@@ -14,9 +14,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import unievent
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
+import unievent
 from unievent import (
     DeltaEvent,
     Outcome,

@@ -7,10 +7,10 @@ whose frames are easy to read back) and checks what came out.
 from __future__ import annotations
 
 import pytest
-import unievent
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import unievent
 from tests.helpers import chunk, decode, split_at, sse, text_of
 
 HELLO = sse(chunk({"content": "Hel"}), chunk({"content": "lo"}), chunk({}, finish="stop"))

@@ -92,7 +92,6 @@ _ALL_GUARDS_HOLD = _AllGuardsHold()
 
 def pytest_configure(config: pytest.Config) -> None:
     import unievent
-
     from machines import MACHINES
 
     unievent.StreamDecoder("openai_chat")  # imports every protocol module
