@@ -6,9 +6,12 @@ import argparse
 import sys
 from pathlib import Path
 
-from codegen import diagrams
-from codegen.gen import generate
-from codegen.model import Machine, flatten
+try:
+    from codegen import diagrams
+    from codegen.gen import generate
+    from codegen.model import Machine, flatten
+except ModuleNotFoundError as missing:  # the dev tools are an extra, not a runtime dependency
+    sys.exit(f"python -m codegen needs {missing.name!r}: install the dev extra with pip install -e '.[dev]'")
 
 ROOT = Path(__file__).resolve().parent.parent
 GENERATED = ROOT / "decoder" / "unievent" / "_generated"
