@@ -437,17 +437,22 @@ class OpenAIResponses(MachineHandler):
             self.item.part_text = True  # type: ignore[union-attr]  # the message is open
 
     def _a_text_done(self, obj: dict[str, Any]) -> None:
-        item = self.item
-        assert item is not None
         text = obj.get("text")
         if type(text) is not str:
             text = obj.get("refusal")
             if type(text) is str:
                 self.dec.extras.setdefault("refusals", []).append(text)
+        self._part_done(text, self.asm.text)
+
+    def _part_done(self, text: Any, emit: Callable[[str], None]) -> None:
+        """A part's `.done`: its text counts only when no delta of the part came
+        (gateways that send no deltas), so nothing goes out twice."""
+        item = self.item
+        assert item is not None
         if item.part_text:
             item.any_text = True
         elif text and type(text) is str:
-            self.asm.text(text)
+            emit(text)
             item.any_text = True
         item.part_text = False
 
@@ -463,15 +468,7 @@ class OpenAIResponses(MachineHandler):
             self.item.part_text = True  # type: ignore[union-attr]  # the reasoning item is open
 
     def _a_thinking_done(self, obj: dict[str, Any]) -> None:
-        item = self.item
-        assert item is not None
-        text = obj.get("text")
-        if item.part_text:
-            item.any_text = True
-        elif text and type(text) is str:
-            self.asm.thinking(text)
-            item.any_text = True
-        item.part_text = False
+        self._part_done(obj.get("text"), self.asm.thinking)
 
     def _a_arguments(self, obj: dict[str, Any]) -> None:
         delta = obj.get("delta")
