@@ -17,22 +17,28 @@ Inputs are frames classified by the decoder from `data.type` (else the `event:` 
   open when the next item started (OpenRouter closes its reasoning item after the
   message); the decoder gives these symbols only to events whose `output_index` names
   such an item;
+- `new_index`: an item event whose `output_index` is above the open item's: the open
+  item was left open (its `output_item.done` never came);
 - `item_info`: an unknown event type that names an item (`output_index` / `item_id`):
   kept on the side channel; `mirobody_call` / `mirobody_result`: Mirobody's
   `response.mirobody_tool_call` / `response.mirobody_tool_result`;
 - `completed`, `incomplete`, `failed` (`response.failed`), `error` (the `error` event),
   `done_sentinel` (`data: [DONE]`) and `eof`.
 
-Items stream one at a time: an item's events are legal only in its state, and a new
-item may start only when none is open, except that a reasoning item may be left open
-by the next item (it is then closed as far as the client is concerned).  Any pair of
-state and symbol not declared here ends the stream `failed` with a `protocol_error`
-naming both; so does an `output_index` that does not grow by one per item.  Unknown
-event types that name no item (keepalives, gateway frames) never reach the machine.
-A stream may start in `waiting` with an item's deltas or its `output_item.done` (a
-resumed stream, `starting_after`).  `completed` / `incomplete` make the stream
-complete, `failed` / `error` failed; `[DONE]` before either, or no terminal event at
-all, leaves it truncated.
+Items stream one at a time: an item's events are legal only in its state.  Strict
+semantics, lenient lifecycle: lifecycle events that are missing but certain are
+recovered by declared transitions, each an aggregated anomaly: an item's deltas with
+no `output_item.added` imply the item (`imply_*`; this is also how a resumed stream,
+`starting_after`, begins), a new item while one is open closes the open one
+(`close_left_open`; a reasoning item left open is deferred instead, since OpenRouter
+closes it late), and a stream may lack `response.created`.  Only a contradiction ends
+the stream `failed` with a `protocol_error` naming state and symbol: any pair not
+declared here, an event for an item that already closed, an `output_index` that goes
+back.  Unknown event types that name no item (keepalives, gateway frames) never reach
+the machine.  `completed` / `incomplete` make the stream complete; `failed` or an
+`error` event make it failed (an `error` is normally followed by `response.failed`,
+which is read: `errored` waits for it); `[DONE]` before either, or no terminal event
+at all, leaves it truncated.
 """
 
 NAME = "openai_responses"
@@ -44,6 +50,7 @@ STATES = [
     "message",
     "function_call",
     "builtin",
+    "errored",
     "finished",
     "ended_early",
     "failed",
@@ -70,6 +77,7 @@ SYMBOLS = [
     "item_done",
     "late_reasoning",
     "late_reasoning_done",
+    "new_index",
     "item_info",
     "mirobody_call",
     "mirobody_result",
@@ -90,8 +98,10 @@ ACTIONS = {
     "open_call": "start a function call: tool_call.delta with the name and call_id",
     "open_builtin": "start a built-in tool item: a side event (start)",
     "defer_reasoning": "close the open reasoning item's thinking; its late events are expected",
-    "resume_message": "a resumed stream starts inside a message item",
-    "resume_reasoning": "a resumed stream starts inside a reasoning item",
+    "imply_message": "recovery: a message item's events with no output_item.added imply it (or a resumed stream)",
+    "imply_reasoning": "recovery: a reasoning item's events with no output_item.added imply it (or a resumed stream)",
+    "imply_call": "recovery: arguments with no output_item.added imply a function call, named when its done comes",
+    "close_left_open": "recovery: the open item was left open when the next began; close it as its done would",
     "text": "a text.delta (output_text or refusal)",
     "text_done": "the part's full text, emitted only if none of it arrived as deltas",
     "annotation": "an output_text annotation: a side event (info)",
@@ -113,8 +123,8 @@ ACTIONS = {
     "close_open_item": "the terminal event arrived with an item open: close it from the final output",
     "record_completed": "finish, usage, model and Mirobody's final records from the response",
     "record_incomplete": "finish from incomplete_details.reason, usage and model",
-    "record_failed": "the response's error (message, type, code); usage and model",
-    "record_error": "the error event's message, type and code",
+    "record_failed": "the response's error (message, type, code), its status as the native finish; usage, model",
+    "record_error": "the error event's message, type and code (response.failed may follow)",
 }
 
 _OPEN = ["waiting", "between", "reasoning", "message", "function_call", "builtin"]
@@ -123,6 +133,8 @@ _IDLE = ["waiting", "between"]
 _DEFER_MESSAGE = ["defer_reasoning", "open_message"]
 _DEFER_CALL = ["defer_reasoning", "open_call"]
 _DEFER_BUILTIN = ["defer_reasoning", "open_builtin"]
+# items that close when the next one starts without their done
+_LEFT_OPEN = ["message", "function_call", "builtin"]
 
 TRANSITIONS = [
     # lifecycle
@@ -154,11 +166,19 @@ TRANSITIONS = [
     # inside a built-in tool item
     {"trigger": "builtin_event", "source": "builtin", "dest": "=", "after": ["builtin_progress"]},
     {"trigger": "item_done", "source": "builtin", "dest": "between", "after": ["close_builtin"]},
-    # a resumed stream may start inside an item
-    {"trigger": "part", "source": "waiting", "dest": "waiting"},
-    {"trigger": "text_delta", "source": "waiting", "dest": "message", "after": ["resume_message", "text"]},
-    {"trigger": "thinking_delta", "source": "waiting", "dest": "reasoning", "after": ["resume_reasoning", "thinking"]},
-    {"trigger": "item_done", "source": "waiting", "dest": "between", "after": ["adopt_item"]},
+    # recovery: an item's events without its output_item.added (also a resumed stream)
+    {"trigger": "part", "source": _IDLE, "dest": "="},
+    {"trigger": "text_delta", "source": _IDLE, "dest": "message", "after": ["imply_message", "text"]},
+    {"trigger": "text_done", "source": _IDLE, "dest": "message", "after": ["imply_message", "text_done"]},
+    {"trigger": "thinking_delta", "source": _IDLE, "dest": "reasoning", "after": ["imply_reasoning", "thinking"]},
+    {"trigger": "args_delta", "source": _IDLE, "dest": "function_call", "after": ["imply_call", "arguments"]},
+    {"trigger": "item_done", "source": _IDLE, "dest": "between", "after": ["adopt_item"]},
+    # recovery: the open item was left open when the next one began
+    {"trigger": "new_index", "source": _ITEMS, "dest": "between", "after": ["close_left_open"]},
+    {"trigger": "message_added", "source": _LEFT_OPEN, "dest": "message", "after": ["close_left_open", "open_message"]},
+    {"trigger": "call_added", "source": _LEFT_OPEN, "dest": "function_call", "after": ["close_left_open", "open_call"]},
+    {"trigger": "builtin_added", "source": _LEFT_OPEN, "dest": "builtin", "after": ["close_left_open", "open_builtin"]},
+    {"trigger": "reasoning_added", "source": _LEFT_OPEN, "dest": "reasoning", "after": ["close_left_open", "open_reasoning"]},
     # a reasoning item left open, finishing late
     {"trigger": "late_reasoning", "source": ["between", *_ITEMS], "dest": "=", "after": ["late_reasoning"]},
     {"trigger": "late_reasoning_done", "source": ["between", *_ITEMS], "dest": "=", "after": ["finish_late_reasoning"]},
@@ -169,10 +189,11 @@ TRANSITIONS = [
     # the end
     {"trigger": "completed", "source": _OPEN, "dest": "finished", "after": ["close_open_item", "record_completed"]},
     {"trigger": "incomplete", "source": _OPEN, "dest": "finished", "after": ["close_open_item", "record_incomplete"]},
-    {"trigger": "failed", "source": _OPEN, "dest": "failed", "after": ["record_failed"]},
-    {"trigger": "error", "source": _OPEN, "dest": "failed", "after": ["record_error"]},
+    {"trigger": "failed", "source": [*_OPEN, "errored"], "dest": "failed", "after": ["record_failed"]},
+    {"trigger": "error", "source": _OPEN, "dest": "errored", "after": ["record_error"]},
     {"trigger": "done_sentinel", "source": _OPEN, "dest": "ended_early"},
+    {"trigger": "done_sentinel", "source": "errored", "dest": "failed"},
     {"trigger": "eof", "source": "finished", "dest": "complete"},
     {"trigger": "eof", "source": [*_OPEN, "ended_early"], "dest": "truncated"},
-    {"trigger": "eof", "source": "failed", "dest": "failed"},
+    {"trigger": "eof", "source": ["errored", "failed"], "dest": "failed"},
 ]

@@ -12,8 +12,13 @@ States:
   body     lines that are not SSE arrived before any SSE line: kept, capped, as the
            body a `not_event_stream` outcome reports
   idle     inside an event stream, between frames
+  named    an `event:` line named the next frame; no data yet
   gather   `data:` lines are being gathered for the next frame
-  ended    end of input (the decoder also stops feeding lines after `[DONE]`)
+  ended    end of input
+
+A frame is dispatched at its blank line, or at end of input without one.  A body that
+ends while a frame is open (`named`, or `gather` when the last frame does not parse)
+was cut inside that frame: `mark_cut` makes the stream truncated whatever came before.
 
 `id:` and `retry:` are ignored everywhere (a resumable stream's bookkeeping, not
 content) and, like comments, do not mark the body as SSE.
@@ -21,7 +26,7 @@ content) and, like comments, do not mark the body as SSE.
 
 NAME = "sse"
 INITIAL = "start"
-STATES = ["start", "body", "idle", "gather", "ended"]
+STATES = ["start", "body", "idle", "named", "gather", "ended"]
 FINAL = ["ended"]
 
 SYMBOLS = ["blank", "comment", "data", "event", "id", "retry", "other", "eof"]
@@ -35,9 +40,10 @@ ACTIONS = {
     "set_event": "remember the event name for the next frame",
     "dispatch": "hand the gathered frame (event name, data lines) to the protocol; reset both",
     "clear_event": "forget a pending event name that no data followed",
+    "mark_cut": "the body ended inside a frame: the stream was cut",
 }
 
-_ANY_OPEN = ["start", "body", "idle", "gather"]
+_ANY_OPEN = ["start", "body", "idle", "named", "gather"]
 
 TRANSITIONS = [
     # Lines that never change anything.
@@ -51,18 +57,18 @@ TRANSITIONS = [
     {"trigger": "other", "source": "body", "dest": "body", "after": ["keep_body_line"]},
     {"trigger": "data", "source": "start", "dest": "gather", "after": ["append_data"]},
     {"trigger": "data", "source": "body", "dest": "gather", "after": ["drop_body", "append_data"]},
-    {"trigger": "event", "source": "start", "dest": "idle", "after": ["set_event"]},
-    {"trigger": "event", "source": "body", "dest": "idle", "after": ["drop_body", "set_event"]},
+    {"trigger": "event", "source": "start", "dest": "named", "after": ["set_event"]},
+    {"trigger": "event", "source": "body", "dest": "named", "after": ["drop_body", "set_event"]},
     # Inside the event stream.
-    {"trigger": "data", "source": "idle", "dest": "gather", "after": ["append_data"]},
-    {"trigger": "data", "source": "gather", "dest": "gather", "after": ["append_data"]},
-    {"trigger": "event", "source": "idle", "dest": "idle", "after": ["set_event"]},
+    {"trigger": "data", "source": ["idle", "named", "gather"], "dest": "gather", "after": ["append_data"]},
+    {"trigger": "event", "source": ["idle", "named"], "dest": "named", "after": ["set_event"]},
     {"trigger": "event", "source": "gather", "dest": "gather", "after": ["set_event"]},
-    {"trigger": "other", "source": "idle", "dest": "idle"},
-    {"trigger": "other", "source": "gather", "dest": "gather"},
-    {"trigger": "blank", "source": "idle", "dest": "idle", "after": ["clear_event"]},
+    {"trigger": "other", "source": ["idle", "named", "gather"], "dest": "="},
+    {"trigger": "blank", "source": "idle", "dest": "idle"},
+    {"trigger": "blank", "source": "named", "dest": "idle", "after": ["clear_event"]},
     {"trigger": "blank", "source": "gather", "dest": "idle", "after": ["dispatch"]},
     # End of input: a frame still gathering is dispatched without its blank line.
     {"trigger": "eof", "source": ["start", "body", "idle"], "dest": "ended"},
+    {"trigger": "eof", "source": "named", "dest": "ended", "after": ["mark_cut"]},
     {"trigger": "eof", "source": "gather", "dest": "ended", "after": ["dispatch"]},
 ]

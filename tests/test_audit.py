@@ -438,7 +438,9 @@ def _corpus() -> dict[str, bytes]:
 def test_coverage_streams_end_as_declared() -> None:
     """Streams that drive every transition of sse, openai_chat and the group grammar."""
     import unievent
-    from unievent import _grammar, _openai_chat, _sse  # noqa: F401
+    from unievent import _grammar
+    from unievent._framing import sse  # noqa: F401
+    from unievent._protocols import openai_chat  # noqa: F401
 
 
     ends: dict[str, str] = {}

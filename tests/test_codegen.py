@@ -89,12 +89,12 @@ def test_check_reports_drift_after_a_declaration_edit(tmp_path: Path) -> None:
     assert run_codegen(tmp_path, "--check").returncode == 0
     generated_sse = tmp_path / "decoder/unievent/_generated/sse.py"
     old = generated_sse.read_text()
-    # edit one transition: an unknown field in the event stream now ends the frame
+    # edit one transition: a blank line between frames now forgets the event stream
     decl = tmp_path / "machines/sse.py"
     source = decl.read_text()
     edited = source.replace(
-        '{"trigger": "other", "source": "gather", "dest": "gather"}',
-        '{"trigger": "other", "source": "gather", "dest": "idle", "after": ["dispatch"]}',
+        '{"trigger": "blank", "source": "idle", "dest": "idle"}',
+        '{"trigger": "blank", "source": "idle", "dest": "start"}',
     )
     assert edited != source, "machines/sse.py no longer declares the transition this test edits"
     decl.write_text(edited)
@@ -114,11 +114,11 @@ def test_check_reports_drift_after_a_declaration_edit(tmp_path: Path) -> None:
     after: dict[str, Any] = {}
     exec(compile(old, "old_sse.py", "exec"), before)
     exec(compile(new, "new_sse.py", "exec"), after)
-    cell = (after["ST_GATHER"], after["SY_OTHER"])
-    assert before["NEXT"][cell[0]][cell[1]] == before["ST_GATHER"] and before["DO"][cell[0]][cell[1]] == ()
-    assert after["NEXT"][cell[0]][cell[1]] == after["ST_IDLE"]
-    assert after["DO"][cell[0]][cell[1]] == (after["A_DISPATCH"],)
-    assert after["step"](*cell) == (after["ST_IDLE"], (after["A_DISPATCH"],))
+    cell = (after["ST_IDLE"], after["SY_BLANK"])
+    assert before["NEXT"][cell[0]][cell[1]] == before["ST_IDLE"] and before["DO"][cell[0]][cell[1]] == ()
+    assert after["NEXT"][cell[0]][cell[1]] == after["ST_START"]
+    assert after["DO"][cell[0]][cell[1]] == ()
+    assert after["step"](*cell) == (after["ST_START"], ())
     assert run_codegen(tmp_path, "--check").returncode == 0
 
     # a generated module no declaration produces is drift too

@@ -634,7 +634,8 @@ def test_a_second_fidelity_on_a_group_that_cannot_split_is_dropped_and_noted(kin
         asm.fidelity({"id": "a2"})
     asm.stop(USAGE, "stop")
     validate(out)
-    assert len(asm.anomalies) == 1 and "second fidelity" in asm.anomalies[0]
+    (noted,) = asm.anomalies.freeze()
+    assert (noted.kind, noted.count) == ("second_fidelity", 1) and "second fidelity" in noted.examples[0]
 
 
 def test_a_binary_chunk_with_another_fidelity_starts_a_new_item() -> None:

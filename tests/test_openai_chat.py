@@ -262,11 +262,12 @@ def test_a_late_name_delays_the_first_delta_until_it_is_known() -> None:
     assert calls_of(outcome) == [("late", "c1", {"a": 1})]
 
 
-def test_a_missing_id_is_made_up_and_stable_for_the_stream() -> None:
+def test_a_missing_id_is_made_up_from_the_block_number() -> None:
+    # the ai-profile rule: text is block 0, the k-th tool call (from 0) block k + 1
     frames = [tools(call(0, None, "f", '{"a": 1}')), tools(call(1, None, "g", "{}")), chunk({}, finish="tool_calls")]
     assert calls_of(decode(sse(*frames), stream_id="abc")[1]) == [
-        ("f", "call_abc_0", {"a": 1}),
-        ("g", "call_abc_1", {}),
+        ("f", "call_abc_1", {"a": 1}),
+        ("g", "call_abc_2", {}),
     ]
 
 

@@ -3,6 +3,7 @@
 from unievent._decoder import PROTOCOLS, StreamDecoder
 from unievent._errors import (
     DecoderStateError,
+    DecoderUsageError,
     EventJSONError,
     FrameTooLargeError,
     GrammarError,
@@ -43,13 +44,15 @@ from unievent._grammar import ValidationSummary, validate
 from unievent._helpers import is_stream_options_rejected, looks_like_html, stop_reason_from_openai
 from unievent._iter import aiter_events, iter_events
 from unievent._json import from_json, to_json
-from unievent._outcome import End, Outcome, ProviderError
+from unievent._outcome import Anomaly, End, Outcome, ProviderError
 from unievent._side import SideEvent
 
 __all__ = [
     "PROTOCOLS",
+    "Anomaly",
     "ContentItem",
     "DecoderStateError",
+    "DecoderUsageError",
     "DeltaEvent",
     "DeltaItem",
     "DoneItem",

@@ -1,105 +1,68 @@
 # The public decoding API: StreamDecoder (push / finish / abort).
 #
-# A decoder owns one SSE framer, one protocol handler and one assembler.  The framer
-# hands it frames; it parses each frame's JSON once (orjson) and passes the object to
-# the handler, which fires its generated protocol machine and feeds fragments to the
-# assembler.  At the end the handler's final state is the outcome's end.  Nothing
-# here knows a provider's wire format.
+# A decoder owns one framer (the wire), one protocol handler (the provider) and the
+# session they share (assembler, usage, errors, side channel, anomalies).  The framer
+# hands it frames as (event name, payload bytes); `_frame` parses each payload once
+# (orjson) and passes the object to the handler, which fires its generated protocol
+# machine and feeds fragments to the assembler.  At the end the handler's final state
+# is the outcome's end.  Nothing here knows a provider's wire format or a framing.
+#
+# Errors: `push()` raises only unievent errors.  After any error it raised, the
+# decoder refuses further input (DecoderStateError); `finish()` still gives the
+# outcome, which says what happened.
 from __future__ import annotations
 
 import time
 import uuid
 from collections.abc import Callable
-from typing import Any, ClassVar, Protocol, cast
+from typing import Any
 
 import orjson
 
-from unievent._errors import DecoderStateError
-from unievent._events import (
-    DoneItem,
-    Event,
-    FinishReason,
-    Message,
-    ToolCallDone,
-    Usage,
-)
-from unievent._grammar import ArgumentsError, Assembler
+from unievent._errors import DecoderStateError, DecoderUsageError, FrameTooLargeError, UniEventError
+from unievent._events import DoneItem, Event, Message, ToolCallDone
+from unievent._framing import FRAME_JUNK, FRAME_OK, FRAME_OVER, Framer
+from unievent._framing.sse import DEFAULT_MAX_FRAME, SSEFramer
+from unievent._grammar import ArgumentsError
 from unievent._outcome import End, Outcome, ProviderError
-from unievent._side import SideEvent
-from unievent._sse import DEFAULT_MAX_FRAME, SSEFramer
+from unievent._protocols import PROTOCOLS, ProtocolSpec
+from unievent._session import DEFAULT_MAX_RETAINED, Session
+from unievent._shared import MAX_DEPTH, too_deep
 
-__all__ = ["PROTOCOLS", "Clock", "MachineHandler", "StreamDecoder", "register_protocol"]
+__all__ = ["PROTOCOLS", "Clock", "StreamDecoder"]
 
 Clock = Callable[[], int]
 
 _loads = orjson.loads
 _JSONDecodeError = orjson.JSONDecodeError
+_SHORTEST_TOO_DEEP = 2 * (MAX_DEPTH + 1)
 
 
 def _now_ms() -> int:
     return time.time_ns() // 1_000_000
 
 
-class Handler(Protocol):
-    """What a protocol module provides (see _openai_chat.py for the reference one)."""
-
-    def frame(self, event: str | None, obj: dict[str, Any]) -> bool: ...
-    def done_sentinel(self) -> bool: ...
-    def end(self) -> End: ...
-    def state_name(self) -> str: ...
-    def before_stop(self) -> None: ...
-    def finish_reason(self) -> FinishReason: ...
-
-
-PROTOCOLS: dict[str, Callable[[StreamDecoder], Handler]] = {}
-
-_ENDS = ("complete", "truncated", "failed")
-
-
-class MachineHandler:
-    """What every protocol handler shares: its generated machine (`machine`, a module
-    from unievent._generated) and the current state; at end of input the machine's
-    `eof` transition names the end."""
-
-    machine: ClassVar[Any]
-    state: int
-
-    def end(self) -> End:
-        machine = self.machine
-        self.state = machine.NEXT[self.state][machine.SY_EOF]
-        name = machine.STATES[self.state]
-        if name not in _ENDS:
-            raise AssertionError(f"{machine.NAME}: eof leads to {name!r}, which is not an end")
-        return cast(End, name)
-
-    def state_name(self) -> str:
-        return str(self.machine.STATES[self.state])
-
-
-def register_protocol(name: str, factory: Callable[[StreamDecoder], Handler]) -> None:
-    """Make `StreamDecoder(name)` use `factory(decoder)` as its protocol handler."""
-    PROTOCOLS[name] = factory
-
-
 class StreamDecoder:
     """Decode one streamed response: bytes in, UniEvents out, then an Outcome.
 
     ``StreamDecoder(protocol, stream_id=None, clock=None, strict_arguments=True,
-    side_events=False, max_frame=16 MiB)``
+    side_events=False, max_frame=16 MiB, max_retained=10_000)``
 
-    - `protocol`: ``"openai_chat"`` (OpenAI-compatible Chat Completions),
-      ``"anthropic"`` (Messages) or ``"openai_responses"`` (Responses, Mirobody):
-      the names in `unievent.PROTOCOLS`.
-    - `stream_id`: used in made-up tool-call ids (``call_<stream_id>_<n>``); random
-      when not given.
+    - `protocol`: one of the names in `unievent.PROTOCOLS` (``"openai_chat"``,
+      ``"anthropic"``, ``"openai_responses"``, ...).
+    - `stream_id`: used in made-up tool-call ids (``call_<stream_id>_<block>``);
+      random when not given.
     - `clock`: returns unix milliseconds; read once per `push()` / `finish()`, so the
       events of one network read share their arrival time.
     - `strict_arguments`: a tool call whose arguments are not a JSON object ends the
       stream `failed` (iterators raise ToolCallArgumentParseError); when false, its
       done item carries ``{}`` and the raw text under ``fidelity["raw_arguments"]``.
     - `side_events`: interleave SideEvent objects (provider-side tool activity) with
-      the events `push()` and `finish()` return; they are kept in the outcome either way.
+      the events `push()` and `finish()` return.
     - `max_frame`: cap in bytes on one line and one frame (FrameTooLargeError).
+    - `max_retained`: cap on the side events the outcome keeps (side-channel deltas
+      are never kept: a side block's done carries what they assembled).  Reaching it
+      is recorded as the anomaly ``retention_cap``.
 
     `push(data)` returns the events completed by those bytes; `finish()` returns the
     last events and the Outcome at end of input; `abort()` returns the Outcome of a
@@ -115,141 +78,173 @@ class StreamDecoder:
         strict_arguments: bool = True,
         side_events: bool = False,
         max_frame: int = DEFAULT_MAX_FRAME,
+        max_retained: int = DEFAULT_MAX_RETAINED,
     ) -> None:
-        _load_protocols()
-        if protocol not in PROTOCOLS:
-            raise ValueError(f"unknown protocol {protocol!r}; known: {', '.join(sorted(PROTOCOLS))}")
+        spec = PROTOCOLS.get(protocol)
+        if spec is None:
+            known = ", ".join(sorted(PROTOCOLS))
+            raise DecoderUsageError(f"unknown protocol {protocol!r}; known: {known}")
         self.protocol = protocol
+        self.spec: ProtocolSpec = spec
         self.stream_id = stream_id if stream_id is not None else uuid.uuid4().hex[:16]
         self.clock: Clock = clock or _now_ms
-        self.side_events_inline = side_events
-        self.out: list[Any] = []
-        self.asm = Assembler(self.out, strict_arguments)
-        # what handlers record
-        self.model: str | None = None
-        self.native_finish_reason: str | None = None
-        self.error: ProviderError | None = None
-        self.skipped_frames = 0
-        self.side: list[SideEvent] = []
-        self.anomalies: list[str] = self.asm.anomalies
-        self.extras: dict[str, Any] = {}
-        self.raw_usage: dict[str, int] = {}
+        self.session = session = Session(protocol, self.stream_id, strict_arguments, side_events, max_retained)
+        self.asm = session.asm
+        self.handler = spec.handler(session)
+        self._handler_frame = self.handler.frame
+        self.framer: Framer = SSEFramer(self._frame, protocol, max_frame)
         self._ended: str | None = None
+        self._refused: UniEventError | None = None
         self._argument_failure: ArgumentsError | None = None
-        self.handler = PROTOCOLS[protocol](self)
-        self.framer = SSEFramer(self.handler.frame, self._odd_frame, protocol, max_frame)
 
     # --- public API -----------------------------------------------------------------
 
     def push(self, data: bytes) -> list[Event]:
-        """Feed bytes as they arrived; return the events they complete."""
-        if self._ended is not None:
-            raise DecoderStateError(self.protocol, self._ended, "push")
+        """Feed bytes as they arrived (any bytes-like object); return the events they
+        complete."""
+        if self._ended is not None or self._refused is not None:
+            raise self._state_error("push")
+        if type(data) is not bytes:
+            data = self._as_bytes(data)
         out = self._fresh_out()
         if self._argument_failure is None:
             try:
                 self.framer.feed(data)
             except ArgumentsError as failure:
                 self._fail_arguments(failure)
+            except FrameTooLargeError as error:
+                self._refuse(error, "frame_too_large")
+                error.events = out
+                raise
         return out
 
     def finish(self) -> tuple[list[Event], Outcome]:
         """End of input: the last events and the Outcome."""
         if self._ended is not None:
-            raise DecoderStateError(self.protocol, self._ended, "finish")
+            raise self._state_error("finish")
         out = self._fresh_out()
-        if self._argument_failure is None:
+        end: End = "failed"
+        if self._refused is not None:
+            self._close_partial()
+        elif self._argument_failure is None:
             try:
                 self.framer.eof()
+                self.handler.at_end()
                 end = self._end_kind()
                 if end == "complete":
                     self.handler.before_stop()
-                    self.asm.stop(self.usage(), self.handler.finish_reason())
+                    self.asm.stop(self.session.usage(), self.handler.finish_reason())
                 else:
                     self._close_partial()
             except ArgumentsError as failure:
                 self._fail_arguments(failure)
-        if self._argument_failure is not None:
-            end = "failed"
+                end = "failed"
         self._ended = end
         return out, self._outcome(end)
 
     def abort(self) -> Outcome:
         """The caller cancelled: no events; what arrived is in the Outcome."""
         if self._ended is not None:
-            raise DecoderStateError(self.protocol, self._ended, "abort")
+            raise self._state_error("abort")
         self._ended = "cancelled"
         return self._outcome("cancelled", pending=self.asm.pending_done())
 
-    # --- for protocol handlers --------------------------------------------------------
+    @property
+    def argument_failure(self) -> ArgumentsError | None:
+        """The strict-arguments failure that ended the stream, if one did."""
+        return self._argument_failure
 
-    def usage(self) -> Usage:
-        """The MMSP usage object from what the handler recorded."""
-        raw = self.raw_usage
-        cached = raw.get("cached")
-        prompt = raw.get("prompt")
-        thoughts = raw.get("thoughts")
-        response = raw.get("response")
-        return Usage(cached, prompt, thoughts, response)
+    # --- frames -------------------------------------------------------------------------
 
-    def set_usage(self, **fields: int | None) -> None:
-        """Record usage fields in MMSP's meaning: the newest value wins, but a zero
-        never erases a non-zero and a missing (None) value erases nothing."""
-        raw = self.raw_usage
-        for name, value in fields.items():
-            if type(value) is int and value >= 0 and not (value == 0 and raw.get(name)):
-                raw[name] = value
+    def _frame(self, event: str | None, payload: bytes) -> int:
+        """The sink every framer feeds: parse the payload once, hand it on."""
+        try:
+            obj = _loads(payload)
+        except _JSONDecodeError:
+            return self._odd_payload(event, payload)
+        if type(obj) is not dict:
+            return FRAME_OK  # JSON that is not an object: nothing a provider streams
+        if len(payload) >= _SHORTEST_TOO_DEEP and too_deep(payload, obj):
+            self.session.note("frame_too_deep", f"a frame nested deeper than {MAX_DEPTH} levels was not read")
+            return FRAME_JUNK
+        return FRAME_OVER if self._handler_frame(event, obj) else FRAME_OK
 
-    def fail(self, error: ProviderError) -> None:
-        """Record the provider's error (the first one wins)."""
-        if self.error is None:
-            self.error = error
-
-    def side_event(self, kind: str, phase: str, item_id: str | None, data: dict[str, Any]) -> None:
-        """Record provider-side activity (and emit it when side events are inline)."""
-        event = SideEvent(self.protocol, kind, phase, item_id, data, self.asm.now)
-        self.side.append(event)
-        if self.side_events_inline:
-            self.out.append(event)
+    def _odd_payload(self, event: str | None, payload: bytes) -> int:
+        stripped = payload.strip()
+        if not stripped:
+            return FRAME_OK
+        if stripped == b"[DONE]":
+            return FRAME_OVER if self.handler.done_sentinel() else FRAME_OK
+        if payload.isascii():
+            return FRAME_JUNK
+        try:
+            payload.decode("utf-8")
+        except UnicodeDecodeError:
+            pass
+        else:
+            return FRAME_JUNK  # valid UTF-8 that is not JSON
+        text = payload.decode("utf-8", "replace")  # bytes that were not UTF-8: read with U+FFFD
+        try:
+            obj = _loads(text)
+        except _JSONDecodeError:
+            return FRAME_JUNK
+        if type(obj) is not dict:
+            return FRAME_OK
+        if too_deep(text, obj):
+            self.session.note("frame_too_deep", f"a frame nested deeper than {MAX_DEPTH} levels was not read")
+            return FRAME_JUNK
+        return FRAME_OVER if self._handler_frame(event, obj) else FRAME_OK
 
     # --- internals --------------------------------------------------------------------
 
     def _fresh_out(self) -> list[Any]:
         out: list[Any] = []
-        self.out = out
         self.asm.out = out
         self.asm.now = self.clock()
         return out
 
-    def _odd_frame(self, event: str | None, lines: list[bytes], payload: bytes) -> bool:
-        stripped = payload.strip()
-        if not stripped:
-            return False
-        if stripped == b"[DONE]":
-            return self.handler.done_sentinel()
-        text = payload.decode("utf-8", "replace")
+    def _as_bytes(self, data: Any) -> bytes:
+        if isinstance(data, str):
+            self._refuse(None, "")
+            raise DecoderUsageError(
+                f"{self.protocol}: push() takes the raw bytes of the body, not str; read them with "
+                "iter_bytes() / aiter_bytes() / iter_content(chunk_size=None), not iter_lines() or iter_text()"
+            )
         try:
-            obj = _loads(text)  # bytes that were not UTF-8: read with U+FFFD
-        except _JSONDecodeError:
-            if len(lines) > 1:
-                # events that lost their blank line: each line is a frame of its own
-                return any(self._one_line_frame(event, line) for line in lines)
-            self.skipped_frames += 1
-            return False
-        return self.handler.frame(event, obj) if type(obj) is dict else False
+            return bytes(memoryview(data))
+        except TypeError:
+            self._refuse(None, "")
+            raise DecoderUsageError(
+                f"{self.protocol}: push() takes bytes or a bytes-like object, not {type(data).__name__}"
+            ) from None
 
-    def _one_line_frame(self, event: str | None, line: bytes) -> bool:
-        try:
-            obj = _loads(line)
-        except _JSONDecodeError:
-            return self._odd_frame(event, [line], line)
-        return self.handler.frame(event, obj) if type(obj) is dict else False
+    def _refuse(self, error: UniEventError | None, error_type: str) -> None:
+        """After an error push() raised: no more input; finish() reports it."""
+        self._refused = error or DecoderUsageError("the decoder refused its input")
+        self.framer.close()
+        if error is not None:
+            self.session.fail(ProviderError(error.message, error_type))
+
+    def _state_error(self, call: str) -> DecoderStateError:
+        if self._ended is not None:
+            return DecoderStateError(self.protocol, self._ended, call)
+        refused = self._refused
+        return DecoderStateError(self.protocol, f"refused after {type(refused).__name__}", call)
 
     def _end_kind(self) -> End:
         end = self.handler.end()
         framer = self.framer
-        if end != "failed" and "".join(framer.body).strip() and not self.asm.done_items:
+        session = self.session
+        if framer.ignored:
+            session.note(
+                "frames_after_end", f"{framer.ignored} frame(s) after the end of the stream not read", framer.ignored
+            )
+        if end != "failed" and not self.asm.done_items and framer.body_text():
             return "not_event_stream"
+        if framer.cut:
+            session.note("cut_frame", "the body ended inside a frame")
+            if end == "complete":
+                return "truncated"
         return end
 
     def _close_partial(self) -> None:
@@ -260,8 +255,8 @@ class StreamDecoder:
 
     def _fail_arguments(self, failure: ArgumentsError) -> None:
         self._argument_failure = failure
-        self.framer.closed = True
-        self.fail(
+        self.framer.close()
+        self.session.fail(
             ProviderError(
                 f"arguments of tool call {failure.name!r} ({failure.tool_call_id}) are not a JSON object",
                 "tool_call_argument_parse_error",
@@ -271,43 +266,29 @@ class StreamDecoder:
         )
 
     def _outcome(self, end: End, pending: DoneItem | None = None) -> Outcome:
+        session = self.session
         complete = end == "complete"
         items = list(self.asm.done_items)
         if pending is not None:
             items.append(pending)
         if not complete:
             items = [i for i in items if not isinstance(i, ToolCallDone)]
-        usage = self.usage()
+        usage = session.usage()
         finish = self.handler.finish_reason() if complete else None
         message = Message("assistant", tuple(items), usage if complete else None, finish, self.asm.now or None)
-        body = "\n".join(line for line in self.framer.body if line.strip() and not line.startswith(":")).strip()
+        body = self.framer.body_text()
         return Outcome(
             end=end,
             message=message,
             usage=usage,
             finish_reason=finish,
-            native_finish_reason=self.native_finish_reason,
-            model=self.model,
-            skipped_frames=self.skipped_frames,
-            error=self.error if end == "failed" else None,
+            native_finish_reason=session.native_finish_reason,
+            model=session.model,
+            skipped_frames=self.framer.skipped,
+            error=session.error if end == "failed" else None,
             body=body[: 1024 * 1024] if end == "not_event_stream" else None,
-            side_events=tuple(self.side),
-            anomalies=tuple(self.anomalies),
-            extras=dict(self.extras),
+            side_events=tuple(session.side),
+            anomalies=session.anomalies.freeze(),
+            extras=dict(session.extras),
+            protocol=self.protocol,
         )
-
-    @property
-    def argument_failure(self) -> ArgumentsError | None:
-        return self._argument_failure
-
-
-_loaded = False
-
-
-def _load_protocols() -> None:
-    # Protocol modules register themselves on import; importing them lazily keeps
-    # `import unievent` cheap and free of import cycles.
-    global _loaded  # noqa: PLW0603
-    if not _loaded:
-        _loaded = True
-        from unievent import _anthropic, _openai_chat, _openai_responses  # noqa: F401, PLC0415

@@ -11,6 +11,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "DecoderStateError",
+    "DecoderUsageError",
     "EventJSONError",
     "FrameTooLargeError",
     "GrammarError",
@@ -70,7 +71,13 @@ class EventJSONError(UniEventError):
 
 
 class FrameTooLargeError(UniEventError):
-    """A line or frame grew past the decoder's cap (memory stays bounded)."""
+    """A line or frame grew past the decoder's cap (memory stays bounded).
+
+    The decoder refuses further input after it; its `finish()` still gives the
+    outcome (end ``"failed"``, error type ``"frame_too_large"``) with everything that
+    arrived before.  `events` holds the events the refused push completed before the
+    cap was reached (none are lost).
+    """
 
     def __init__(self, protocol: str, state: str, what: str, size: int, limit: int) -> None:
         self.protocol = protocol
@@ -78,7 +85,11 @@ class FrameTooLargeError(UniEventError):
         self.what = what
         self.size = size
         self.limit = limit
+        self.events: list[Any] = []
         super().__init__(f"{protocol}: {what} of {size} bytes in state {state!r} exceeds the cap of {limit} bytes")
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (type(self), (self.protocol, self.state, self.what, self.size, self.limit))
 
 
 class DecoderStateError(UniEventError):
@@ -88,6 +99,12 @@ class DecoderStateError(UniEventError):
         self.protocol = protocol
         self.state = state
         super().__init__(f"{protocol}: {call}() called after the decoder ended ({state})")
+
+
+class DecoderUsageError(UniEventError, TypeError):
+    """The decoder was called wrongly: an unknown protocol or option, or input that is
+    not bytes (a `str` from ``iter_lines()`` / ``iter_text()`` instead of the raw bytes
+    of ``iter_bytes()``)."""
 
 
 class StreamEndError(UniEventError):

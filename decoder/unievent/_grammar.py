@@ -39,6 +39,8 @@ from unievent._events import (
     slot_setter,
 )
 from unievent._generated import group_grammar as G
+from unievent._outcome import Anomalies
+from unievent._shared import too_deep
 from unievent._side import SideEvent
 
 __all__ = ["ArgumentsError", "Assembler", "ValidationSummary", "validate"]
@@ -61,14 +63,17 @@ def _allowed(state: int) -> tuple[str, ...]:
 
 def parse_arguments(text: str) -> dict[str, Any] | None:
     """Parse joined tool-call arguments: blank is `{}`, a JSON object is itself,
-    anything else (bad JSON, an array, a number) is None."""
+    anything else (bad JSON, an array, a number, an object nested deeper than the
+    decoder accepts) is None."""
     if not text or text.isspace():
         return {}
     try:
         value = orjson.loads(text)
     except orjson.JSONDecodeError:
         return None
-    return value if isinstance(value, dict) else None
+    if type(value) is not dict or too_deep(text, value):
+        return None
+    return value
 
 
 class _Group:
@@ -309,13 +314,13 @@ class Assembler:
         "strict_arguments",
     )
 
-    def __init__(self, out: list[Any], strict_arguments: bool = True) -> None:
+    def __init__(self, out: list[Any], strict_arguments: bool = True, anomalies: Anomalies | None = None) -> None:
         self.out = out
         self.now = 0
         self.state = G.INITIAL
         self.strict_arguments = strict_arguments
         self.done_items: list[DoneItem] = []
-        self.anomalies: list[str] = []
+        self.anomalies = anomalies if anomalies is not None else Anomalies()
         self._parts: list[Any] = []
         self._fidelity: Fidelity | None = None
         self._header: tuple[str, str] = ("", "")
@@ -442,7 +447,7 @@ class Assembler:
             self.thinking("", fidelity)
         elif self._fidelity is not None and fidelity != self._fidelity:
             # a tool call or a binary chunk cannot be split in two: the first wins
-            self.anomalies.append(f"second fidelity for the open {G.KINDS[kind]} item dropped: {fidelity!r}"[:200])
+            self.anomalies.note("second_fidelity", f"a second fidelity for the open {G.KINDS[kind]} item was dropped")
         elif kind == G.K_TOOL_CALL:
             taken = self._take_fidelity(fidelity)
             if taken is not None:

@@ -8,7 +8,7 @@ import attrs
 from unievent._events import FinishReason, Message, Usage
 from unievent._side import SideEvent
 
-__all__ = ["End", "Outcome", "ProviderError"]
+__all__ = ["Anomalies", "Anomaly", "End", "Outcome", "ProviderError"]
 
 #: complete: the provider said it finished.  truncated: the bytes stopped first.
 #: cancelled: the caller aborted.  failed: the provider reported an error (or, in
@@ -29,6 +29,55 @@ class ProviderError:
 
 
 @attrs.frozen
+class Anomaly:
+    """One kind of oddity that did not end the stream, aggregated.
+
+    `kind` is a stable name (``"sequence_gap"``, ``"unknown_frame"``,
+    ``"implied_block_start"``, ...), `count` how many times it happened and
+    `examples` the first few occurrences in words (at most `Anomalies.EXAMPLES`, each
+    at most 200 characters).  What a decoder keeps about oddities therefore grows with
+    the number of kinds, never with the number of frames.
+    """
+
+    kind: str
+    count: int
+    examples: tuple[str, ...] = ()
+
+    def __str__(self) -> str:
+        shown = "; ".join(self.examples)
+        return f"{self.kind} x{self.count}" + (f": {shown}" if shown else "")
+
+
+class Anomalies:
+    """Collects anomalies by kind: a count and the first few examples of each."""
+
+    EXAMPLES = 3
+    __slots__ = ("_counts", "_examples")
+
+    def __init__(self) -> None:
+        self._counts: dict[str, int] = {}
+        self._examples: dict[str, list[str]] = {}
+
+    def note(self, kind: str, example: str = "", times: int = 1) -> None:
+        """Count `kind` (`times` over); keep `example` while the kind has fewer than
+        EXAMPLES."""
+        count = self._counts.get(kind, 0)
+        self._counts[kind] = count + times
+        if count < self.EXAMPLES and example:
+            self._examples.setdefault(kind, []).append(example[:200])
+
+    def count(self, kind: str) -> int:
+        return self._counts.get(kind, 0)
+
+    def __bool__(self) -> bool:
+        return bool(self._counts)
+
+    def freeze(self) -> tuple[Anomaly, ...]:
+        """The anomalies so far, in the order their kinds first occurred."""
+        return tuple(Anomaly(k, n, tuple(self._examples.get(k, ()))) for k, n in self._counts.items())
+
+
+@attrs.frozen
 class Outcome:
     """The honest end of a stream.
 
@@ -42,8 +91,11 @@ class Outcome:
       parse.  `error`: the provider's error when failed.  `body`: the non-SSE body
       (at most about 1 MiB) when not_event_stream.
     - `side_events`: provider-side tool activity, in order (never tool calls).
-    - `anomalies`: oddities that did not end the stream (sequence gaps, fragments
-      for a tool call that had closed, unnamed tool calls), in words.
+    - `anomalies`: oddities that did not end the stream (sequence gaps, recovered
+      lifecycle frames, fragments for a tool call that had closed), one `Anomaly` per
+      kind with its count and first examples.
+    - `extras`: protocol extras worth keeping (see each protocol).
+    - `protocol`: the protocol that decoded the stream.
     """
 
     end: End
@@ -56,5 +108,13 @@ class Outcome:
     error: ProviderError | None = None
     body: str | None = None
     side_events: tuple[SideEvent, ...] = ()
-    anomalies: tuple[str, ...] = ()
+    anomalies: tuple[Anomaly, ...] = ()
     extras: dict[str, Any] = attrs.field(factory=dict)
+    protocol: str = ""
+
+    def anomaly(self, kind: str) -> Anomaly | None:
+        """The anomaly of that kind, or None when it did not occur."""
+        for found in self.anomalies:
+            if found.kind == kind:
+                return found
+        return None

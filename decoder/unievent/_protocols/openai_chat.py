@@ -9,15 +9,15 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-import orjson
-
-from unievent._decoder import MachineHandler, StreamDecoder, register_protocol
 from unievent._events import FinishReason
 from unievent._generated import openai_chat as M
 from unievent._grammar import parse_arguments
+from unievent._jsonscan import Nesting
 from unievent._outcome import ProviderError
+from unievent._session import MachineHandler, Session
+from unievent._shared import error_of, json_text
 
-__all__ = ["OpenAIChat", "error_of", "normalize_openai_finish"]
+__all__ = ["OpenAIChat", "normalize_openai_finish"]
 
 _NEXT = M.NEXT
 _DO = M.DO
@@ -58,55 +58,45 @@ def normalize_openai_finish(native: str | None, made_tool_calls: bool) -> Finish
     return reason
 
 
-def _message_of(value: Any, whole: dict[str, Any]) -> str:
-    if isinstance(value, dict):
-        message = value.get("message")
-        if isinstance(message, str):
-            return message
-    if isinstance(value, str):
-        return value
-    return orjson.dumps(value if value is not None else whole).decode()
-
-
-def error_of(event: str | None, obj: dict[str, Any]) -> ProviderError | None:
-    """The provider error a frame reports, if any: a non-null top-level `error`
-    (object or string), an `"object": "error"` body, or an `event: error` frame."""
-    error = obj.get("error")
-    if error is not None:
-        if isinstance(error, dict):
-            return ProviderError(
-                _message_of(error, obj), _str_or_none(error.get("type")), _code(error.get("code")), error
-            )
-        return ProviderError(_message_of(error, obj), None, None, error)
-    if obj.get("object") == "error" or event == "error":
-        return ProviderError(_message_of(obj, obj), _str_or_none(obj.get("type")), _code(obj.get("code")), obj)
-    return None
-
-
-def _str_or_none(value: Any) -> str | None:
-    return value if isinstance(value, str) else None
-
-
-def _code(value: Any) -> str | int | None:
-    return value if isinstance(value, (str, int)) and not isinstance(value, bool) else None
-
-
 def _int(value: Any) -> int | None:
     return value if type(value) is int else None
 
 
 class _Call:
-    """One tool call being gathered: the block it routes to and what arrived."""
+    """One tool call being gathered: its block (text is block 0, the k-th call from 0
+    is block k + 1: the numbering of made-up ids) and what arrived."""
 
-    __slots__ = ("args", "closed", "id", "name", "number", "open")
+    __slots__ = ("args", "block", "closed", "id", "name", "nesting", "open", "parsed")
 
-    def __init__(self, number: int) -> None:
-        self.number = number
+    def __init__(self, block: int) -> None:
+        self.block = block
         self.id = ""
         self.name = ""
         self.args: list[str] = []
         self.open = False  # announced and its group is the open one
         self.closed = False  # announced and its group has closed
+        # the arguments' nesting, tracked only once another call waits for this one
+        self.nesting: Nesting | None = None
+        self.parsed: bool | None = None  # whether the complete arguments parsed
+
+    def add(self, fragment: str) -> None:
+        self.args.append(fragment)
+        if self.nesting is not None:
+            self.nesting.feed(fragment)
+
+    def complete_object(self) -> bool:
+        """Whether the arguments so far are one whole JSON object: the text is scanned
+        once, as it arrives, and parsed once, when its nesting closes (what follows a
+        closed value can only spoil it)."""
+        if self.nesting is None:
+            self.nesting = Nesting()
+            for fragment in self.args:
+                self.nesting.feed(fragment)
+        if not self.nesting.complete:
+            return False
+        if self.parsed is None:
+            self.parsed = parse_arguments("".join(self.args)) is not None
+        return self.parsed
 
 
 class OpenAIChat(MachineHandler):
@@ -114,14 +104,17 @@ class OpenAIChat(MachineHandler):
 
     machine: ClassVar[Any] = M
 
-    def __init__(self, dec: StreamDecoder) -> None:
-        self.dec = dec
-        self.asm = dec.asm
+    def __init__(self, session: Session) -> None:
+        self.session = session
+        self.asm = session.asm
         self.state = M.INITIAL
-        self.calls: dict[int, _Call] = {}
+        self.calls: dict[int, _Call] = {}  # by the protocol's index, else id, else position
+        self.by_id: dict[str, _Call] = {}
+        self.next_key = 0  # one past the highest key in `calls`
         self.current: _Call | None = None
         self.made_calls = False
         self.model: str | None = None
+        self.annotations: list[Any] = []  # url_citation annotations of the open text
 
     # --- frames ---------------------------------------------------------------------
 
@@ -152,7 +145,7 @@ class OpenAIChat(MachineHandler):
         state = self.state
         dest = _NEXT[state][symbol]
         if dest < 0:
-            self.dec.anomalies.append(f"ignored {M.SYMBOLS[symbol]} in state {M.STATES[state]}")
+            self.session.note("ignored_frame", f"{M.SYMBOLS[symbol]} in state {M.STATES[state]} ignored")
             return state in _TERMINAL
         self.state = dest
         for action in _DO[state][symbol]:
@@ -160,9 +153,9 @@ class OpenAIChat(MachineHandler):
                 self._apply_chunk(obj, choice)
             elif action == _FINISH:
                 assert choice is not None
-                self.dec.native_finish_reason = choice["finish_reason"]
+                self.session.native_finish_reason = choice["finish_reason"]
             elif action == _ERROR:
-                self.dec.fail(error_of(event, obj) or ProviderError("error event"))
+                self.session.fail(error_of(event, obj) or ProviderError("error event"))
                 usage = obj.get("usage")
                 if usage:
                     self._usage(usage)  # a failing gateway may still report usage
@@ -173,7 +166,7 @@ class OpenAIChat(MachineHandler):
     def _apply_chunk(self, obj: dict[str, Any], choice: dict[str, Any] | None) -> None:
         model = obj.get("model")
         if model != self.model and model and type(model) is str:
-            self.model = self.dec.model = model
+            self.model = self.session.model = model
         if obj.get("usage"):
             self._usage(obj["usage"])
         x_groq = obj.get("x_groq")
@@ -190,18 +183,43 @@ class OpenAIChat(MachineHandler):
         if len(delta) == 1 and content and type(content) is str:
             self.asm.text(content)  # most chunks: a bit of text and nothing else
             return
-        # order within a chunk: reasoning, then text, then tool calls
+        # order within a chunk: reasoning, then text (and its annotations), then tool calls
         self._reasoning(delta)
         if content:
             if type(content) is str:
                 self.asm.text(content)
             elif type(content) is list:
                 self._typed_content(content)
+        annotations = delta.get("annotations")
+        if annotations and type(annotations) is list:
+            self._annotate(annotations)
         tool_calls = delta.get("tool_calls")
         if tool_calls and type(tool_calls) is list:
             self._tool_calls(tool_calls)
 
+    def _annotate(self, annotations: list[Any]) -> None:
+        """OpenRouter / Perplexity `url_citation`s: gathered while their text item is
+        open and attached to it as fidelity `{"annotations": [...]}` when it closes."""
+        if self.asm.open_kind != "text":
+            self._flush_annotations()
+            self.asm.text("", {"annotations": list(annotations)})  # no text to annotate yet
+            return
+        self.annotations.extend(annotations)
+
+    def _flush_annotations(self) -> None:
+        if self.annotations:
+            if self.asm.open_kind == "text":
+                self.asm.text("", {"annotations": self.annotations})
+            self.annotations = []
+
+    def at_end(self) -> None:
+        """End of input, whatever the end: annotations of the open text are attached."""
+        self._flush_annotations()
+
     def _reasoning(self, delta: dict[str, Any]) -> None:
+        reasons = delta.get("reasoning_details") or delta.get("reasoning_content") or delta.get("reasoning")
+        if self.annotations and reasons:
+            self._flush_annotations()
         details = delta.get("reasoning_details")
         if details and type(details) is list:
             # OpenRouter: the details repeat `reasoning`'s text and add what replay
@@ -266,8 +284,8 @@ class OpenAIChat(MachineHandler):
         cached = _int(details.get("cached_tokens")) if type(details) is dict else None
         details = usage.get("completion_tokens_details")
         reasoning = _int(details.get("reasoning_tokens")) if type(details) is dict else None
-        self.dec.set_usage(prompt_raw=prompt, completion_raw=completion, cached=cached, thoughts=reasoning)
-        raw = self.dec.raw_usage
+        self.session.set_usage(prompt_raw=prompt, completion_raw=completion, cached=cached, thoughts=reasoning)
+        raw = self.session.raw_usage
         # MMSP meaning: prompt excludes cache reads, response excludes reasoning
         if "prompt_raw" in raw:
             raw["prompt"] = raw["prompt_raw"] - raw.get("cached", 0)
@@ -296,55 +314,52 @@ class OpenAIChat(MachineHandler):
                     arguments = raw
                 elif type(raw) in (dict, list):
                     # some gateways send the arguments as an object: taken whole
-                    arguments = orjson.dumps(raw).decode()
+                    arguments = json_text(raw)
             call = self._route(fragment.get("index"), call_id, position)
             self._update(call, call_id, name, arguments)
 
     def _route(self, index: Any, call_id: str, position: int) -> _Call:
+        """The call a fragment belongs to: by `index`, else by `id`, else by its
+        position in this chunk (the ai-profile decoder's rule)."""
         calls = self.calls
         if type(index) is int and index >= 0:
             call = calls.get(index)
             if call is not None and call.id and call_id and call.id != call_id:
                 # an index reused with another id is another call
-                return self._by_id(call_id) or self._new_call(max(calls) + 1)
+                return self.by_id.get(call_id) or self._new_call(self.next_key)
             return call if call is not None else self._new_call(index)
         if call_id:
-            return self._by_id(call_id) or self._new_call(max(calls) + 1 if calls else 0)
+            return self.by_id.get(call_id) or self._new_call(self.next_key)
         call = calls.get(position)
         return call if call is not None else self._new_call(position)
 
-    def _by_id(self, call_id: str) -> _Call | None:
-        for block in sorted(self.calls):
-            if self.calls[block].id == call_id:
-                return self.calls[block]
-        return None
-
-    def _new_call(self, block: int) -> _Call:
-        call = _Call(len(self.calls))
-        self.calls[block] = call
+    def _new_call(self, key: int) -> _Call:
+        call = _Call(len(self.calls) + 1)
+        self.calls[key] = call
+        if key >= self.next_key:
+            self.next_key = key + 1
         return call
 
     def _update(self, call: _Call, call_id: str, name: str, arguments: str) -> None:
         if call_id and not call.id and not call.open and not call.closed:
             call.id = call_id
+            self.by_id.setdefault(call_id, call)
         if name and not call.name:
             call.name = name  # later names repeat the first: never joined
         if call.open and self.asm.open_kind != "tool_call":
             call.open, call.closed = False, True  # text or reasoning closed its group
         if call.open:
             if arguments:
-                call.args.append(arguments)
+                call.add(arguments)
                 self.asm.tool_arguments(arguments)
             return
         if call.closed:
             if arguments:
-                call.args.append(arguments)
-                self.dec.anomalies.append(
-                    f"tool call {call.id} got arguments after its group closed: {arguments[:80]!r}"
-                )
+                call.add(arguments)
+                self.session.note("late_arguments", f"tool call {call.id} got arguments after its group closed")
             return
         if arguments:
-            call.args.append(arguments)
+            call.add(arguments)
         if call.name and (call.id or call.args) and self._current_may_close():
             self._announce(call)
 
@@ -357,16 +372,16 @@ class OpenAIChat(MachineHandler):
         if self.asm.open_kind != "tool_call":
             current.open, current.closed = False, True
             return True
-        joined = "".join(current.args)
-        if joined.strip() and parse_arguments(joined) is not None:
+        if current.complete_object():
             self.asm.close()
             current.open, current.closed = False, True
             return True
         return False
 
     def _announce(self, call: _Call) -> None:
+        self._flush_annotations()
         if not call.id:
-            call.id = f"call_{self.dec.stream_id}_{call.number}"
+            call.id = f"call_{self.session.stream_id}_{call.block}"
         self.asm.tool_call(call.name, call.id, "".join(call.args))
         call.open = True
         self.current = call
@@ -379,12 +394,12 @@ class OpenAIChat(MachineHandler):
             if self.asm.open_kind == "tool_call":
                 self.asm.close()
             current.open, current.closed = False, True
-        for block in sorted(self.calls):
-            call = self.calls[block]
+        for key in sorted(self.calls):
+            call = self.calls[key]
             if call.open or call.closed:
                 continue
             if not call.name:
-                self.dec.anomalies.append(f"tool call at block {block} never got a name; dropped")
+                self.session.note("unnamed_tool_call", f"tool call at block {call.block} never got a name; dropped")
                 continue
             self._announce(call)
             self.asm.close()
@@ -392,7 +407,5 @@ class OpenAIChat(MachineHandler):
 
     def finish_reason(self) -> FinishReason:
         made_calls = self.made_calls or any(c.name for c in self.calls.values())
-        return normalize_openai_finish(self.dec.native_finish_reason, made_calls)
+        return normalize_openai_finish(self.session.native_finish_reason, made_calls)
 
-
-register_protocol("openai_chat", OpenAIChat)

@@ -2,10 +2,11 @@
 #
 # Frame lifecycle: the generated machine from machines/anthropic.py.  `frame()` only
 # classifies a frame into a symbol (its kind from the data's `type`, else the
-# `event:` name; a delta or stop is `block_*` when its index is the open block's,
-# `stray_*` otherwise) and the table decides what is legal; anything undeclared ends
-# the stream `failed` with a protocol error naming the state and the event.  This
-# module owns what a block means:
+# `event:` name; a delta is `block_delta`, `new_delta` or `stale_delta` by its index,
+# a stop `block_stop` or `stray_stop`) and the table decides what is legal, including
+# the recoveries of missing lifecycle frames; anything undeclared ends the stream
+# `failed` with a protocol error naming the state and the event.  This module owns
+# what a block means:
 #
 # - text: `text_delta` is text.  `citations_delta` citations are gathered and, at the
 #   block's stop, attached to the text item as fidelity `{"citations": [...]}` (one
@@ -18,27 +19,33 @@
 #   `data` under fidelity `signature`.
 # - tool_use: a client tool call; `input_json_delta` fragments are its arguments, a
 #   non-empty `input` on the start is the whole arguments, none at all means `{}`.
+#   A call without an id gets `call_<stream_id>_<index>`.  A block implied by its
+#   `input_json_delta`s has no name until its late start names it; one never named is
+#   never a tool call (the side channel keeps it, with an anomaly).
 # - every other block type (server_tool_use, *_tool_result, mcp_tool_use/result,
 #   compaction, types not invented yet): provider-side activity, never a tool call:
 #   side events `start` (the block), `delta` (each delta object) and `done` (the block
-#   with its `input` assembled from the input_json fragments and string fields of
+#   with its `input` assembled from the input_json fragments, and string fields of
 #   other deltas appended, e.g. compaction's `content`).
 #
 # Each block's stop closes its item, so two text blocks stay two items.
+#
+# Usage: `message_start` and `message_delta` usage in MMSP's meaning (see `_usage`).
+# When `message_delta` usage lists `iterations` (compaction: one entry per model
+# call), usage is their sum, what the request cost, and the raw list is kept in
+# `extras["usage_iterations"]`.
 from __future__ import annotations
 
 from collections.abc import Callable
 from typing import Any, ClassVar
 
-import orjson
-
-from unievent._decoder import MachineHandler, StreamDecoder, register_protocol
 from unievent._events import FinishReason
 from unievent._generated import anthropic as M
-from unievent._openai_chat import error_of
 from unievent._outcome import ProviderError
+from unievent._session import MachineHandler, Session
+from unievent._shared import as_int, error_of, json_text, parse_json, shown
 
-__all__ = ["Anthropic", "normalize_anthropic_finish"]
+__all__ = ["REDACTED_THINKING", "Anthropic", "normalize_anthropic_finish"]
 
 _NEXT = M.NEXT
 _DO = M.DO
@@ -54,29 +61,36 @@ _FINISH_MAP: dict[str, FinishReason] = {
     "tool_use": "tool_call",
 }
 
-# frame kind -> symbol; the three block kinds are refined by index in frame()
+_START = M.SY_BLOCK_START
+_DELTA = M.SY_BLOCK_DELTA
+_STOP = M.SY_BLOCK_STOP
+_MESSAGE_DELTA = M.SY_MESSAGE_DELTA
+_APPLY = M.A_APPLY_DELTA
+# frame kind -> symbol; the block kinds are refined by index in frame()
 _KINDS: dict[str, int] = {
     "message_start": M.SY_MESSAGE_START,
-    "content_block_start": M.SY_BLOCK_START,
-    "content_block_delta": M.SY_BLOCK_DELTA,
-    "content_block_stop": M.SY_BLOCK_STOP,
-    "message_delta": M.SY_MESSAGE_DELTA,
+    "content_block_start": _START,
+    "content_block_delta": _DELTA,
+    "content_block_stop": _STOP,
+    "message_delta": _MESSAGE_DELTA,
     "message_stop": M.SY_MESSAGE_STOP,
     "ping": M.SY_PING,
     "error": M.SY_ERROR,
 }
-_DELTA = M.SY_BLOCK_DELTA
-_STRAY_DELTA = M.SY_STRAY_DELTA
-_APPLY = M.A_APPLY_DELTA
-_STOP = M.SY_BLOCK_STOP
-_START = M.SY_BLOCK_START
-_MESSAGE_DELTA = M.SY_MESSAGE_DELTA
 # states whose block_delta transition is "stay here and apply the delta" (from the table)
 _DELTA_LOOPS = frozenset(s for s in range(len(M.STATES)) if _NEXT[s][_DELTA] == s and _DO[s][_DELTA] == (_APPLY,))
 
 # block kinds
 _TEXT, _THINKING, _REDACTED, _TOOL, _SIDE = range(5)
 _BLOCK_KINDS = {"text": _TEXT, "thinking": _THINKING, "redacted_thinking": _REDACTED, "tool_use": _TOOL}
+# the block a delta implies when its start never came
+_IMPLIED_BY_DELTA = {
+    "text_delta": "text",
+    "citations_delta": "text",
+    "thinking_delta": "thinking",
+    "signature_delta": "thinking",
+    "input_json_delta": "tool_use",
+}
 
 
 def normalize_anthropic_finish(native: str | None) -> FinishReason:
@@ -88,29 +102,28 @@ def normalize_anthropic_finish(native: str | None) -> FinishReason:
     return _FINISH_MAP.get(native, "unknown")
 
 
-def _int(value: Any) -> int | None:
-    return value if type(value) is int else None
-
-
 class Anthropic(MachineHandler):
     """Protocol handler for `anthropic` (see StreamDecoder)."""
 
     machine: ClassVar[Any] = M
 
-    def __init__(self, dec: StreamDecoder) -> None:
-        self.dec = dec
-        self.asm = dec.asm
+    def __init__(self, session: Session) -> None:
+        self.session = session
+        self.asm = session.asm
         self.state = M.INITIAL
         # the open block
-        self.index = -1  # -1: no block open
+        self.index = -1  # -1: no block open (-2: open, with no usable index)
+        self.last_index = -1  # the highest index this message has used
         self.kind = _SIDE
+        self.implied = False  # the open block was implied by its deltas
         self.block: dict[str, Any] = {}  # the side-channel block being assembled
+        self.grown: dict[str, list[str]] = {}  # string fields its deltas grow
         self.block_id: str | None = None
-        self.parts: list[str] = []  # signature parts, or a side block's input JSON
+        self.parts: list[str] = []  # signature parts, or input JSON fragments
         self.citations: list[Any] = []
         self.args_whole = False  # the tool_use start carried its input
-        self.calls = 0
-        self.on_delta: Callable[[dict[str, Any]], None] = self._block_delta
+        self.call_name = ""  # a tool_use block implied by its deltas: named late
+        self.on_delta: Callable[[dict[str, Any]], None] = self._side_block_delta
 
     # --- frames ---------------------------------------------------------------------
 
@@ -126,15 +139,20 @@ class Anthropic(MachineHandler):
                     return False
                 symbol = _DELTA
             else:
-                symbol = _STRAY_DELTA
+                symbol = self._delta_symbol(index)
         else:
             if type(kind) is not str:
                 kind = event
             symbol = _KINDS.get(kind, -1) if kind is not None else -1
-            if symbol in (_DELTA, _STOP):
+            if symbol == _DELTA:
+                symbol = self._delta_symbol(obj.get("index"))
+            elif symbol == _STOP:
                 index = obj.get("index")
-                if type(index) is not int or index != self.index:
-                    symbol += _STRAY_DELTA - _DELTA
+                if self.index == -1 or (type(index) is int and index != self.index):
+                    symbol = M.SY_STRAY_STOP
+            elif symbol == _START:
+                if self.implied and obj.get("index") == self.index:
+                    symbol = M.SY_LATE_START
             elif symbol == _MESSAGE_DELTA:
                 delta = obj.get("delta")
                 if type(delta) is dict:
@@ -156,6 +174,18 @@ class Anthropic(MachineHandler):
                 _ACTIONS[action](self, obj)
         return dest in _TERMINAL
 
+    def _delta_symbol(self, index: Any) -> int:
+        """block_delta, new_delta or stale_delta for a delta whose index is not the open
+        block's usable index."""
+        if index == self.index and type(index) is int:
+            return _DELTA
+        if type(index) is not int or index < 0:
+            # no usable index: the open block's, if one is open
+            return _DELTA if self.index != -1 else M.SY_NEW_DELTA
+        if index > self.last_index:
+            return M.SY_NEW_DELTA
+        return M.SY_STALE_DELTA
+
     def done_sentinel(self) -> bool:
         state = self.state
         dest = _NEXT[state][M.SY_DONE_SENTINEL]
@@ -166,15 +196,13 @@ class Anthropic(MachineHandler):
 
     def _undeclared(self, state: int, symbol: int, obj: dict[str, Any], kind: str | None) -> bool:
         what = kind or "frame without a type"
-        if symbol in (M.SY_STRAY_DELTA, M.SY_STRAY_STOP):
-            index = obj.get("index")
-            what += f" for block {index!r}, " + (
-                f"but block {self.index} is open" if self.index >= 0 else "but no block is open"
-            )
-        elif symbol == _START and self.index >= 0:
-            what += f" for block {obj.get('index')!r} while block {self.index} is open"
+        index = obj.get("index")
+        if symbol == M.SY_STALE_DELTA:
+            what += f" for block {shown(index)}, which already stopped"
+        elif symbol in (_START, M.SY_NEW_DELTA):
+            what += f" for block {shown(index)} after the stop reason"
         allowed = ", ".join(M.ALLOWED[state])
-        self.dec.fail(
+        self.session.fail(
             ProviderError(
                 f"out-of-order event: {what} ({M.SYMBOLS[symbol]}) in state {M.STATES[state]!r}; allowed: {allowed}",
                 "protocol_error",
@@ -185,23 +213,34 @@ class Anthropic(MachineHandler):
         self.state = M.ST_FAILED
         return True
 
-    def before_stop(self) -> None:
-        """Nothing waits: every block closed its item at its own stop."""
-
     def finish_reason(self) -> FinishReason:
-        return normalize_anthropic_finish(self.dec.native_finish_reason)
+        return normalize_anthropic_finish(self.session.native_finish_reason)
+
+    def at_end(self) -> None:
+        """A text block cut short keeps its citations."""
+        if self.kind == _TEXT and self.citations and self.index != -1:
+            self.asm.text("", {"citations": self.citations})
+            self.citations = []
 
     # --- message --------------------------------------------------------------------
 
+    def _imply_message(self, obj: dict[str, Any]) -> None:
+        self.session.note("implied_message_start", f"the stream began with {shown(obj.get('type'))}, not message_start")
+        self._new_message()
+
     def _take_message(self, obj: dict[str, Any]) -> None:
-        self.index = -1
+        self._new_message()
         message = obj.get("message")
         if type(message) is not dict:
             return
         model = message.get("model")
         if model and type(model) is str:
-            self.dec.model = model
+            self.session.model = model
         self._usage(message.get("usage"))
+
+    def _new_message(self) -> None:
+        self.index = -1
+        self.last_index = -1
 
     def _take_usage(self, obj: dict[str, Any]) -> None:
         self._usage(obj.get("usage"))
@@ -209,17 +248,43 @@ class Anthropic(MachineHandler):
     def _usage(self, usage: Any) -> None:
         if type(usage) is not dict:
             return
+        session = self.session
+        iterations = usage.get("iterations")
+        if type(iterations) is list and iterations:
+            self._iteration_usage(iterations)
+            return
         details = usage.get("output_tokens_details")
-        thinking = _int(details.get("thinking_tokens")) if type(details) is dict else None
-        dec = self.dec
-        dec.set_usage(
-            input_raw=_int(usage.get("input_tokens")),
-            creation_raw=_int(usage.get("cache_creation_input_tokens")),
-            cached=_int(usage.get("cache_read_input_tokens")),
-            output_raw=_int(usage.get("output_tokens")),
+        thinking = as_int(details.get("thinking_tokens")) if type(details) is dict else None
+        session.set_usage(
+            input_raw=as_int(usage.get("input_tokens")),
+            creation_raw=as_int(usage.get("cache_creation_input_tokens")),
+            cached=as_int(usage.get("cache_read_input_tokens")),
+            output_raw=as_int(usage.get("output_tokens")),
             thoughts=thinking,  # a gateway field; Anthropic itself never splits it out
         )
-        raw = dec.raw_usage
+        self._mmsp_usage()
+
+    def _iteration_usage(self, iterations: list[Any]) -> None:
+        """Compaction: one usage per model call; the request cost their sum."""
+        totals = {"input_raw": 0, "creation_raw": 0, "cached": 0, "output_raw": 0}
+        keys = {
+            "input_raw": "input_tokens",
+            "creation_raw": "cache_creation_input_tokens",
+            "cached": "cache_read_input_tokens",
+            "output_raw": "output_tokens",
+        }
+        for iteration in iterations:
+            if type(iteration) is dict:
+                for field, key in keys.items():
+                    value = iteration.get(key)
+                    if type(value) is int and value > 0:
+                        totals[field] += value
+        self.session.raw_usage.update(totals)
+        self.session.extras["usage_iterations"] = iterations
+        self._mmsp_usage()
+
+    def _mmsp_usage(self) -> None:
+        raw = self.session.raw_usage
         # MMSP meaning: prompt = tokens read fresh (input + cache writes), response =
         # output without the reasoning when the provider breaks it out
         if "input_raw" in raw:
@@ -229,28 +294,36 @@ class Anthropic(MachineHandler):
             raw["response"] = response if response >= 0 else raw["output_raw"]
 
     def _record_finish(self, obj: dict[str, Any]) -> None:
-        self.dec.native_finish_reason = obj["delta"]["stop_reason"]
+        self.session.native_finish_reason = obj["delta"]["stop_reason"]
 
     def _record_error(self, obj: dict[str, Any]) -> None:
         error = error_of("error", obj)
         if error is not None and error.type is None and type(obj.get("error")) is not dict:
             error = ProviderError(error.message, "error", error.code, error.raw)
-        self.dec.fail(error or ProviderError("error event", "error"))
+        self.session.fail(error or ProviderError("error event", "error"))
 
     def _note_other(self, obj: dict[str, Any]) -> None:
         kind = obj.get("type")
         kind = kind if type(kind) is str else "unknown"
-        self.dec.anomalies.append(f"unknown frame type {kind!r} kept on the side channel")
-        self.dec.side_event(kind, "info", None, obj)
+        self.session.note("unknown_frame", f"unknown frame type {kind[:60]!r} kept on the side channel")
+        self.session.side_event(kind, "info", None, obj)
 
     # --- blocks ---------------------------------------------------------------------
 
     def _open_block(self, obj: dict[str, Any]) -> None:
-        index = obj.get("index")
-        self.index = index if type(index) is int and index >= 0 else -2  # -2: no later frame matches
         block = obj.get("content_block")
-        if type(block) is not dict:
-            block = {}
+        self._start_block(obj.get("index"), block if type(block) is dict else {})
+
+    def _take_index(self, index: Any) -> None:
+        if type(index) is int and index >= 0:
+            self.index = index
+            self.last_index = max(self.last_index, index)
+        else:
+            self.index = -2  # open, but no later frame names it by index
+
+    def _start_block(self, index: Any, block: dict[str, Any]) -> None:
+        self._take_index(index)
+        self.implied = False
         btype = block.get("type")
         kind = _BLOCK_KINDS.get(btype, _SIDE) if type(btype) is str else _SIDE
         self.kind = kind
@@ -278,29 +351,72 @@ class Anthropic(MachineHandler):
             self.asm.thinking(REDACTED_THINKING, {"signature": data if type(data) is str else ""})
         elif kind == _TOOL:
             name = block.get("name")
-            call_id = block.get("id")
             if not name or type(name) is not str:
                 self.kind = _SIDE
-                self.dec.anomalies.append(f"tool_use block {index!r} has no name: kept on the side channel")
+                what = f"tool_use block {shown(index)}"
+                self.session.note("unnamed_tool_call", f"{what} has no name: kept as a side event")
                 self._open_side(block)
                 return
             self.on_delta = self._tool_delta
-            self.calls += 1
-            if not call_id or type(call_id) is not str:
-                call_id = f"call_{self.dec.stream_id}_{self.calls - 1}"
             given = block.get("input")
             self.args_whole = bool(given) and type(given) is dict
-            self.asm.tool_call(name, call_id, orjson.dumps(given).decode() if self.args_whole else "")
+            self.asm.tool_call(name, self._call_id(block), json_text(given) if self.args_whole else "")
         else:
             self._open_side(block)
 
+    def _call_id(self, block: dict[str, Any]) -> str:
+        call_id = block.get("id")
+        if call_id and type(call_id) is str:
+            return call_id
+        return f"call_{self.session.stream_id}_{self.index if self.index >= 0 else 'x'}"
+
+    def _imply_block(self, obj: dict[str, Any]) -> None:
+        delta = obj.get("delta")
+        dtype = delta.get("type") if type(delta) is dict else None
+        btype = _IMPLIED_BY_DELTA.get(dtype, "unknown") if type(dtype) is str else "unknown"
+        index = obj.get("index")
+        what = f"a {shown(dtype)} delta for block {shown(index)}"
+        self.session.note("implied_block_start", f"{what}, which never started")
+        if btype == "tool_use":
+            # named by a late start, if one comes: until then the input waits
+            self._take_index(index)
+            self.kind = _TOOL
+            self.on_delta = self._tool_delta
+            self.parts = []
+            self.args_whole = False
+            self.call_name = ""
+        else:
+            self._start_block(index, {"type": btype})
+        self.implied = True
+
+    def _adopt_start(self, obj: dict[str, Any]) -> None:
+        """The start of a block its deltas already implied."""
+        block = obj.get("content_block")
+        block = block if type(block) is dict else {}
+        self.implied = False
+        if self.kind == _TOOL and not self.call_name and self.asm.open_kind != "tool_call":
+            name = block.get("name")
+            if name and type(name) is str and block.get("type") == "tool_use":
+                self.call_name = name
+                self.asm.tool_call(name, self._call_id(block), "".join(self.parts))
+                self.parts = []
+
     def _open_side(self, block: dict[str, Any]) -> None:
-        self.on_delta = self._block_delta
+        self.on_delta = self._side_block_delta
         item_id = block.get("id") or block.get("tool_use_id")
         self.block_id = item_id if type(item_id) is str else None
         self.block = dict(block)
+        self.grown = {}
         btype = block.get("type")
-        self.dec.side_event(btype if type(btype) is str else "unknown", "start", self.block_id, block)
+        self.session.side_event(btype if type(btype) is str else "unknown", "start", self.block_id, block)
+
+    def _close_open_block(self, obj: dict[str, Any]) -> None:
+        self.session.note("block_left_open", f"block {self.index} was still open at {shown(obj.get('type'))}")
+        self._close_block(obj)
+
+    def _note_stray_stop(self, obj: dict[str, Any]) -> None:
+        what = f"content_block_stop for block {shown(obj.get('index'))}"
+        self.session.note("stray_block_stop", f"{what}, which is not open")
 
     # One delta handler per block kind, chosen at the block's start (`on_delta`): the
     # common delta is one dict lookup, one comparison and the assembler call.
@@ -344,11 +460,11 @@ class Anthropic(MachineHandler):
             fragment = delta.get("partial_json")
             if fragment and type(fragment) is str:
                 if self.args_whole:
-                    self.dec.anomalies.append(
-                        f"tool_use block {self.index} sent input fragments after a whole input: {fragment[:80]!r}"
-                    )
-                else:
+                    self.session.note("late_arguments", f"tool_use block {self.index} sent input after a whole input")
+                elif self.asm.open_kind == "tool_call":
                     self.asm.tool_arguments(fragment)
+                else:
+                    self.parts.append(fragment)  # an implied call not named yet
             return
         self._odd_delta(obj)
 
@@ -357,49 +473,42 @@ class Anthropic(MachineHandler):
         delta = obj.get("delta")
         dtype = delta.get("type") if type(delta) is dict else None
         name = dtype if type(dtype) is str else "unknown_delta"
-        self.dec.anomalies.append(f"{name} in block {self.index} of another kind kept on the side channel")
-        self.dec.side_event(name, "info", None, obj)
+        self.session.note("foreign_delta", f"{name[:60]} in block {self.index} of another kind kept as a side event")
+        self.session.side_event(name, "info", None, obj)
 
-    def _block_delta(self, obj: dict[str, Any]) -> None:
+    def _side_block_delta(self, obj: dict[str, Any]) -> None:
         delta = obj.get("delta")
         if type(delta) is not dict:
             self._odd_delta(obj)
             return
-        self._side_delta(delta, delta.get("type"))
-
-    def _side_delta(self, delta: dict[str, Any], dtype: Any) -> None:
-        block = self.block
-        if dtype == "input_json_delta":
+        if delta.get("type") == "input_json_delta":
             fragment = delta.get("partial_json")
             if type(fragment) is str:
                 self.parts.append(fragment)
         else:
             # string fields of other deltas grow the block's field of the same name
-            # (compaction_delta `content`)
+            # (compaction_delta `content`), joined once at the block's stop
             for key, value in delta.items():
                 if key != "type" and type(value) is str:
-                    current = block.get(key)
-                    if current is None or type(current) is str:
-                        block[key] = (current or "") + value
-        btype = block.get("type")
-        self.dec.side_event(btype if type(btype) is str else "unknown", "delta", self.block_id, delta)
+                    grown = self.grown.get(key)
+                    if grown is None:
+                        current = self.block.get(key)
+                        if current is not None and type(current) is not str:
+                            continue
+                        self.grown[key] = grown = [current] if current else []
+                    grown.append(value)
+        btype = self.block.get("type")
+        self.session.side_event(btype if type(btype) is str else "unknown", "delta", self.block_id, delta)
 
     def _close_block(self, obj: dict[str, Any]) -> None:
         kind = self.kind
         self.index = -1
+        self.implied = False
         if kind == _SIDE:
-            block = self.block
-            if self.parts:
-                joined = "".join(self.parts)
-                if joined.strip():
-                    try:
-                        block["input"] = orjson.loads(joined)
-                    except orjson.JSONDecodeError:
-                        block["partial_json"] = joined
-                        self.dec.anomalies.append(f"input of {block.get('type')} {self.block_id} is not JSON")
-            btype = block.get("type")
-            self.dec.side_event(btype if type(btype) is str else "unknown", "done", self.block_id, block)
-            self.block = {}
+            self._close_side()
+            return
+        if kind == _TOOL and self.asm.open_kind != "tool_call":
+            self._close_unnamed_call()
             return
         if kind == _THINKING and self.parts:
             self.asm.thinking("", {"signature": "".join(self.parts)})
@@ -408,10 +517,34 @@ class Anthropic(MachineHandler):
             self.citations = []
         self.asm.close()
 
+    def _close_side(self) -> None:
+        block = self.block
+        for key, grown in self.grown.items():
+            block[key] = "".join(grown)
+        if self.parts:
+            joined = "".join(self.parts)
+            if joined.strip():
+                try:
+                    block["input"] = parse_json(joined)
+                except ValueError:
+                    block["partial_json"] = joined
+                    what = f"{shown(block.get('type'))} {self.block_id}"
+                    self.session.note("side_input_not_json", f"input of {what} is not JSON")
+        btype = block.get("type")
+        self.session.side_event(btype if type(btype) is str else "unknown", "done", self.block_id, block)
+        self.block = {}
+        self.grown = {}
+        self.parts = []
+
+    def _close_unnamed_call(self) -> None:
+        """A tool_use block implied by its deltas whose start never named it."""
+        self.session.note("unnamed_tool_call", "a tool_use block never got a name: kept on the side channel")
+        self.session.side_event(
+            "tool_use", "done", None, {"type": "tool_use", "partial_json": "".join(self.parts)}
+        )
+        self.parts = []
+
 
 _ACTIONS: tuple[Callable[[Anthropic, dict[str, Any]], None], ...] = tuple(
     getattr(Anthropic, "_" + name) for name in M.ACTIONS
 )
-
-
-register_protocol("anthropic", Anthropic)

@@ -42,13 +42,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, ClassVar
 
-import orjson
-
-from unievent._decoder import MachineHandler, StreamDecoder, register_protocol
 from unievent._events import FinishReason
 from unievent._generated import openai_responses as M
-from unievent._openai_chat import error_of
 from unievent._outcome import ProviderError
+from unievent._session import MachineHandler, Session
+from unievent._shared import as_dict, as_int, as_list, as_str, code_of, error_of, json_text, shown
 
 __all__ = ["OpenAIResponses"]
 
@@ -159,20 +157,10 @@ class _Item:
         self.pending: list[str] = []  # fragments before the call could be announced
 
 
-def _str(value: Any) -> str:
-    return value if type(value) is str else ""
-
-
-def _int(value: Any) -> int | None:
-    return value if type(value) is int else None
-
-
-def _dict(value: Any) -> dict[str, Any]:
-    return value if type(value) is dict else {}
-
-
-def _list(value: Any) -> list[Any]:
-    return value if type(value) is list else []
+_str = as_str
+_int = as_int
+_dict = as_dict
+_list = as_list
 
 
 def _step_key(step: dict[str, Any]) -> str | None:
@@ -187,9 +175,8 @@ def _provider_error(error: dict[str, Any], whole: dict[str, Any], fallback: str)
     """An error object as a ProviderError: its type, else its code, is the type."""
     message = error.get("message")
     if type(message) is not str or not message:
-        message = orjson.dumps(error or whole).decode() if (error or whole) else fallback
-    code = error.get("code")
-    code = code if isinstance(code, (str, int)) and not isinstance(code, bool) else None
+        message = json_text(error or whole) if (error or whole) else fallback
+    code = code_of(error.get("code"))
     kind = error.get("type")
     kind = kind if type(kind) is str and kind != "error" else (code if type(code) is str else None)
     return ProviderError(message, kind, code, error or whole)
@@ -200,9 +187,9 @@ class OpenAIResponses(MachineHandler):
 
     machine: ClassVar[Any] = M
 
-    def __init__(self, dec: StreamDecoder) -> None:
-        self.dec = dec
-        self.asm = dec.asm
+    def __init__(self, session: Session) -> None:
+        self.session = session
+        self.asm = session.asm
         self.state = M.INITIAL
         self.item: _Item | None = None
         self.deferred: dict[int, _Item] = {}
@@ -215,6 +202,9 @@ class OpenAIResponses(MachineHandler):
         self.calls = 0
         self.finish: FinishReason = "stop"
         self.steps: list[dict[str, Any]] = []
+        self.step_by_id: dict[str, dict[str, Any]] = {}
+        self.step_by_call: dict[str, dict[str, Any]] = {}
+        self.from_state = M.INITIAL  # the state the current transition left
 
     # --- frames ---------------------------------------------------------------------
 
@@ -229,23 +219,54 @@ class OpenAIResponses(MachineHandler):
             self.next_seq = seq + 1
         else:
             self._sequence(seq, etype)
-        state = self.state
         if _ITEM_LEVEL[symbol]:
             index = get("output_index")
-            item = self.item
-            if index is not None and (item is None or index != item.index) and type(index) is int:
-                if index in self.deferred and symbol in _LATE:
-                    symbol = _LATE[symbol]
-                elif item is not None and item.index is not None:
-                    return self._violation(etype, f"output_index {index} while output item {item.index} is open")
+            if type(index) is int:
+                item = self.item
+                if item is None or index != item.index:
+                    refined = self._item_symbol(symbol, index, item)
+                    if refined < 0:
+                        return self._violation(etype, self._why_index(index, item))
+                    if refined == M.SY_NEW_INDEX:
+                        # the open item was left open: close it, then this event in `between`
+                        if self._fire(refined, etype, obj):
+                            return True
+                    else:
+                        symbol = refined
+        return self._fire(symbol, etype, obj)
+
+    def _fire(self, symbol: int, etype: str, obj: dict[str, Any]) -> bool:
+        """Fire `symbol` in the table; undeclared ends the stream failed."""
+        state = self.state
         dest = _NEXT[state][symbol]
         if dest < 0:
             return self._violation(etype, "not allowed here")
         self.etype = etype
+        self.from_state = state
         self.state = dest
         for action in _DO_FN[state][symbol]:
             action(self, obj)
         return dest >= _FIRST_TERMINAL
+
+    def _item_symbol(self, symbol: int, index: int, item: _Item | None) -> int:
+        """The symbol of an item event whose output_index is not the open item's:
+        an event of a deferred reasoning item, the first event of an item whose
+        output_item.added never came (the open item was left open), or -1 for an
+        event of an item that already closed."""
+        if index in self.deferred and symbol in _LATE:
+            return _LATE[symbol]
+        last = self.last_index
+        if last is not None and index <= last:
+            return -1
+        if item is not None and item.index is not None:
+            return M.SY_NEW_INDEX
+        return symbol
+
+    @staticmethod
+    def _why_index(index: int, item: _Item | None) -> str:
+        if item is not None and item.index is not None:
+            return f"output_index {index} while output item {item.index} is open"
+        return f"output_index {index} names an item that already closed"
 
     def _other(self, event: str | None, etype: Any, obj: dict[str, Any], symbol: int | None) -> bool:
         """Frames off the hot path: output_item.added, a type only on the `event:` line,
@@ -267,44 +288,37 @@ class OpenAIResponses(MachineHandler):
             return self._added(etype, obj)
         if etype.startswith(_BUILTIN_PREFIXES):
             symbol = M.SY_BUILTIN_EVENT
-        elif "output_index" in obj or "item_id" in obj:
-            symbol = M.SY_ITEM_INFO
-        else:
-            return False  # keepalives, gateway frames: nothing about the response
-        state = self.state
-        dest = _NEXT[state][symbol]
-        if dest < 0:
-            return self._violation(etype, "not allowed here")
-        if symbol == M.SY_BUILTIN_EVENT:
             index = obj.get("output_index")
             item = self.item
             if type(index) is int and item is not None and item.index is not None and index != item.index:
                 return self._violation(etype, f"output_index {index} while output item {item.index} is open")
-        self.etype = etype
-        self.state = dest
-        for action in _DO_FN[state][symbol]:
-            action(self, obj)
-        return dest >= _FIRST_TERMINAL
+        elif "output_index" in obj or "item_id" in obj:
+            symbol = M.SY_ITEM_INFO
+        else:
+            return False  # keepalives, gateway frames: nothing about the response
+        return self._fire(symbol, etype, obj)
 
     def _added(self, etype: str, obj: dict[str, Any]) -> bool:
         item = _dict(obj.get("item"))
         symbol = _SYMBOL_OF_ITEM.get(_str(item.get("type")), M.SY_BUILTIN_ADDED)
-        state = self.state
-        dest = _NEXT[state][symbol]
-        if dest < 0:
-            return self._violation(etype, f"not allowed here (item type {item.get('type')!r})")
+        if _NEXT[self.state][symbol] < 0:
+            return self._violation(etype, f"not allowed here (item type {shown(item.get('type'))})")
         index = obj.get("output_index")
-        if type(index) is int:
-            last = self.last_index
-            expected = (last + 1) if last is not None else (0 if self.fresh else index)
-            if index != expected:
-                return self._violation(etype, f"output_index {index}, expected {expected}")
-            self.last_index = index
-        self.etype = etype
-        self.state = dest
-        for action in _DO_FN[state][symbol]:
-            action(self, obj)
-        return dest >= _FIRST_TERMINAL
+        if type(index) is int and not self._next_index(index, etype):
+            return self._violation(etype, f"output_index {index} after {self.last_index}: it goes back")
+        return self._fire(symbol, etype, obj)
+
+    def _next_index(self, index: int, etype: str) -> bool:
+        """Take the output_index of a new item: one past the last is expected; a gap is
+        an anomaly; going back is a contradiction (False)."""
+        last = self.last_index
+        expected = (last + 1) if last is not None else (0 if self.fresh else index)
+        if index < expected:
+            return False
+        if index > expected:
+            self.session.note("output_index_gap", f"{etype} with output_index {index}, expected {expected}")
+        self.last_index = index
+        return True
 
     def _sequence(self, seq: Any, etype: str) -> None:
         if type(seq) is not int:
@@ -313,16 +327,16 @@ class OpenAIResponses(MachineHandler):
         if self.next_seq < 0:
             self.next_seq = seq + 1  # the first number: a resumed stream starts anywhere
         elif seq > last:
-            self.dec.anomalies.append(f"sequence_number gap: {seq} after {last} ({etype})")
+            self.session.note("sequence_gap", f"sequence_number {seq} after {last} ({etype})")
             self.next_seq = seq + 1
         else:
-            self.dec.anomalies.append(f"sequence_number repeated or out of order: {seq} after {last} ({etype})")
+            self.session.note("sequence_repeat", f"sequence_number {seq} after {last} ({etype})")
 
     def _violation(self, etype: str, why: str) -> bool:
         state = self.state
         allowed = ", ".join(_ALLOWED[state]) or "nothing"
         message = f"openai_responses: {etype} in state {_STATES[state]!r}: {why} (allowed: {allowed})"
-        self.dec.fail(ProviderError(message, "protocol_error", None, None))
+        self.session.fail(ProviderError(message, "protocol_error", None, None))
         self.state = _ST_FAILED
         return True
 
@@ -350,10 +364,10 @@ class OpenAIResponses(MachineHandler):
     def _response(self, response: dict[str, Any]) -> None:
         model = response.get("model")
         if model and type(model) is str:
-            self.dec.model = model
+            self.session.model = model
         rid = response.get("id")
         if rid and type(rid) is str:
-            self.dec.extras["response_id"] = rid
+            self.session.extras["response_id"] = rid
 
     # --- opening items ----------------------------------------------------------------
 
@@ -373,7 +387,7 @@ class OpenAIResponses(MachineHandler):
         call = _Item("function_call", _int(obj.get("output_index")), _str(item.get("id")) or None)
         self.item = call
         self.calls += 1
-        call.call_id = _str(item.get("call_id")) or call.id or f"call_{self.dec.stream_id}_{self.calls - 1}"
+        call.call_id = _str(item.get("call_id")) or call.id or ""
         call.name = _str(item.get("name"))
         arguments = self._arguments_of(item.get("arguments"))
         if arguments:
@@ -383,6 +397,9 @@ class OpenAIResponses(MachineHandler):
             self._announce(call)
 
     def _announce(self, call: _Item) -> None:
+        if not call.call_id:
+            block = call.index if call.index is not None else self.calls - 1
+            call.call_id = f"call_{self.session.stream_id}_{block}"
         self.asm.tool_call(call.name, call.call_id, "".join(call.pending))
         call.pending = []
         call.announced = True
@@ -393,7 +410,7 @@ class OpenAIResponses(MachineHandler):
         if type(value) is str:
             return value
         if type(value) in (dict, list):
-            return orjson.dumps(value).decode()  # some gateways send an object
+            return json_text(value)  # some gateways send an object
         return ""
 
     def _a_open_builtin(self, obj: dict[str, Any]) -> None:
@@ -401,7 +418,7 @@ class OpenAIResponses(MachineHandler):
         kind = _str(item.get("type")) or "unknown_item"
         builtin = _Item(kind, _int(obj.get("output_index")), _str(item.get("id")) or None)
         self.item = builtin
-        self.dec.side_event(kind, "start", builtin.id, obj)
+        self.session.side_event(kind, "start", builtin.id, obj)
 
     def _a_defer_reasoning(self, obj: dict[str, Any]) -> None:
         item = self.item
@@ -412,21 +429,39 @@ class OpenAIResponses(MachineHandler):
             self.asm.close()
         self.item = None
 
-    def _a_resume_message(self, obj: dict[str, Any]) -> None:
-        self.item = self._resumed("message", obj)
+    def _a_imply_message(self, obj: dict[str, Any]) -> None:
+        self.item = self._implied("message", obj)
 
-    def _a_resume_reasoning(self, obj: dict[str, Any]) -> None:
-        self.item = self._resumed("reasoning", obj)
+    def _a_imply_reasoning(self, obj: dict[str, Any]) -> None:
+        self.item = self._implied("reasoning", obj)
 
-    def _resumed(self, kind: str, obj: dict[str, Any]) -> _Item:
+    def _a_imply_call(self, obj: dict[str, Any]) -> None:
+        call = self._implied("function_call", obj)
+        self.calls += 1
+        self.item = call  # named (and announced) by its arguments' done or its item's done
+
+    def _implied(self, kind: str, obj: dict[str, Any]) -> _Item:
         index = _int(obj.get("output_index"))
         item = _Item(kind, index, _str(obj.get("item_id")) or None)
-        # the item began on an earlier connection: its .done texts repeat what that
-        # connection delivered, so they are never used as fallbacks here
-        item.any_text = item.part_text = True
         if index is not None:
-            self.last_index = index
+            self._next_index(index, self.etype)
+        if self.from_state == M.ST_WAITING:
+            # a stream that starts inside an item resumes it (`starting_after`): the
+            # item began on an earlier connection, so its .done texts repeat what that
+            # connection delivered and are never used as fallbacks here
+            item.any_text = item.part_text = True
+            self.session.note("resumed_output_item", f"the stream began inside output item {shown(index)} ({kind})")
+        else:
+            what = f"{self.etype} for output item {index}"
+            self.session.note("implied_output_item", f"{what} with no output_item.added")
         return item
+
+    def _a_close_left_open(self, obj: dict[str, Any]) -> None:
+        item = self.item
+        assert item is not None
+        self.item = None
+        self.session.note("item_left_open", f"output item {item.index} ({item.kind}) was open at {self.etype}")
+        self._close_item(item, {}, obj)
 
     # --- content ------------------------------------------------------------------------
 
@@ -441,7 +476,7 @@ class OpenAIResponses(MachineHandler):
         if type(text) is not str:
             text = obj.get("refusal")
             if type(text) is str:
-                self.dec.extras.setdefault("refusals", []).append(text)
+                self.session.extras.setdefault("refusals", []).append(text)
         self._part_done(text, self.asm.text)
 
     def _part_done(self, text: Any, emit: Callable[[str], None]) -> None:
@@ -459,7 +494,7 @@ class OpenAIResponses(MachineHandler):
     def _a_annotation(self, obj: dict[str, Any]) -> None:
         annotation = _dict(obj.get("annotation"))
         kind = _str(annotation.get("type")) or "annotation"
-        self.dec.side_event(kind, "info", _str(obj.get("item_id")) or None, obj)
+        self.session.side_event(kind, "info", _str(obj.get("item_id")) or None, obj)
 
     def _a_thinking(self, obj: dict[str, Any]) -> None:
         delta = obj.get("delta")
@@ -501,10 +536,10 @@ class OpenAIResponses(MachineHandler):
     def _a_builtin_progress(self, obj: dict[str, Any]) -> None:
         item = self.item
         assert item is not None
-        self.dec.side_event(item.kind, "delta", item.id, obj)
+        self.session.side_event(item.kind, "delta", item.id, obj)
 
     def _a_item_info(self, obj: dict[str, Any]) -> None:
-        self.dec.side_event(self.etype.removeprefix("response."), "info", _str(obj.get("item_id")) or None, obj)
+        self.session.side_event(self.etype.removeprefix("response."), "info", _str(obj.get("item_id")) or None, obj)
 
     # --- closing items ------------------------------------------------------------------
 
@@ -576,6 +611,8 @@ class OpenAIResponses(MachineHandler):
     def _finish_call(self, call: _Item, done: dict[str, Any], obj: dict[str, Any]) -> None:
         if not call.name:
             call.name = _str(done.get("name"))
+        if not call.call_id:
+            call.call_id = _str(done.get("call_id")) or _str(done.get("id"))
         if not call.args_seen:
             arguments = self._arguments_of(done.get("arguments"))
             if arguments:
@@ -584,8 +621,9 @@ class OpenAIResponses(MachineHandler):
         if not call.announced:
             if not call.name:
                 # never a nameless tool call: kept on the side channel instead
-                self.dec.anomalies.append(f"function call {call.call_id} never got a name; kept as a side event")
-                self.dec.side_event("function_call", "done", call.call_id, obj)
+                what = f"function call {call.call_id}"
+                self.session.note("unnamed_tool_call", f"{what} never got a name; kept as a side event")
+                self.session.side_event("function_call", "done", call.call_id, obj)
                 return
             self._announce(call)
         elif call.pending:
@@ -598,7 +636,7 @@ class OpenAIResponses(MachineHandler):
         item = self.item
         assert item is not None
         self.item = None
-        self.dec.side_event(item.kind, "done", item.id, obj)
+        self.session.side_event(item.kind, "done", item.id, obj)
 
     def _a_adopt_item(self, obj: dict[str, Any]) -> None:
         # a resumed stream whose first event is an item's done: the item is whole
@@ -617,7 +655,7 @@ class OpenAIResponses(MachineHandler):
             self._a_open_call(obj)
             self._a_close_call(obj)
         else:
-            self.dec.side_event(kind or "unknown_item", "done", _str(done.get("id")) or None, obj)
+            self.session.side_event(kind or "unknown_item", "done", _str(done.get("id")) or None, obj)
 
     def _a_close_open_item(self, obj: dict[str, Any]) -> None:
         # the terminal event came while an item was open: close it from the final
@@ -630,7 +668,12 @@ class OpenAIResponses(MachineHandler):
         done: dict[str, Any] = {}
         if item.index is not None and 0 <= item.index < len(output) and type(output[item.index]) is dict:
             done = output[item.index]
-        self.dec.anomalies.append(f"{self.etype} arrived while output item {item.index} ({item.kind}) was open")
+        what = f"output item {item.index} ({item.kind})"
+        self.session.note("item_left_open", f"{self.etype} arrived while {what} was open")
+        self._close_item(item, done, {"item": done} if done else obj)
+
+    def _close_item(self, item: _Item, done: dict[str, Any], obj: dict[str, Any]) -> None:
+        """Close an item whose output_item.done never came, from what is known of it."""
         if item.kind == "reasoning":
             self._finish_reasoning(item, done)
         elif item.kind == "message":
@@ -638,7 +681,7 @@ class OpenAIResponses(MachineHandler):
         elif item.kind == "function_call":
             self._finish_call(item, done, {"item": done})
         else:
-            self.dec.side_event(item.kind, "done", item.id, {"item": done} if done else obj)
+            self.session.side_event(item.kind, "done", item.id, obj)
 
     # --- a reasoning item left open (OpenRouter) ------------------------------------------
 
@@ -662,27 +705,26 @@ class OpenAIResponses(MachineHandler):
             return
         fidelity = self._reasoning_fidelity(done, _list(done.get("summary")), _list(done.get("content")))
         if fidelity is not None or late:
-            self.dec.extras.setdefault("late_reasoning_fidelity", []).append(
+            self.session.extras.setdefault("late_reasoning_fidelity", []).append(
                 {"output_index": index, "fidelity": fidelity, "text": late}
             )
-            self.dec.anomalies.append(
+            self.session.note(
+                "late_reasoning",
                 f"reasoning item {item.id} (output_index {index}) finished after its thinking item closed; "
-                "its late content is in extras['late_reasoning_fidelity']"
+                "its late content is in extras['late_reasoning_fidelity']",
             )
 
     # --- Mirobody tool steps ----------------------------------------------------------------
 
     def _step_record(self, step: dict[str, Any]) -> dict[str, Any] | None:
         sid = step.get("id")
+        if sid and type(sid) is str:
+            record = self.step_by_id.get(sid)
+            if record is not None:
+                return record
         call_id = step.get("call_id")
-        if sid:
-            for record in self.steps:
-                if record["id"] == sid:
-                    return record
-        if call_id:
-            for record in self.steps:
-                if record["call_id"] == call_id:
-                    return record
+        if call_id and type(call_id) is str:
+            return self.step_by_call.get(call_id)
         return None
 
     def _new_step(self, step: dict[str, Any]) -> dict[str, Any]:
@@ -695,7 +737,13 @@ class OpenAIResponses(MachineHandler):
             "truncated": False,
         }
         self.steps.append(record)
-        self.dec.extras["tool_steps"] = self.steps
+        sid = record["id"]
+        if sid and type(sid) is str:
+            self.step_by_id.setdefault(sid, record)
+        call_id = record["call_id"]
+        if call_id and type(call_id) is str:
+            self.step_by_call.setdefault(call_id, record)
+        self.session.extras["tool_steps"] = self.steps
         return record
 
     def _a_mirobody_call(self, obj: dict[str, Any]) -> None:
@@ -703,19 +751,17 @@ class OpenAIResponses(MachineHandler):
         record = self._step_record(step) or self._new_step(step)
         if record["arguments"] is None:
             record["arguments"] = step.get("arguments")
-        self.dec.side_event("mirobody_tool_call", "start", _step_key(step), obj)
+        self.session.side_event("mirobody_tool_call", "start", _step_key(step), obj)
 
     def _a_mirobody_result(self, obj: dict[str, Any]) -> None:
         step = _dict(obj.get("tool_step"))
         record = self._step_record(step)
         if record is None:
-            self.dec.anomalies.append(
-                f"Mirobody tool result {step.get('id') or step.get('call_id')!r} matches no tool call"
-            )
+            self.session.note("unmatched_tool_result", "a Mirobody tool result matches no tool call")
             record = self._new_step(step)
         record["result"] = step.get("result")
         record["truncated"] = step.get("truncated") is True
-        self.dec.side_event("mirobody_tool_result", "done", _step_key(step), obj)
+        self.session.side_event("mirobody_tool_result", "done", _step_key(step), obj)
 
     def _final_steps(self, response: dict[str, Any], obj: dict[str, Any]) -> None:
         for step in _list(response.get("tool_steps") or obj.get("tool_steps")):
@@ -726,7 +772,7 @@ class OpenAIResponses(MachineHandler):
             if record is None:
                 record = self._new_step(step)
                 record["result"] = full
-                self.dec.side_event("mirobody_tool_result", "info", _step_key(step), step)
+                self.session.side_event("mirobody_tool_result", "info", _step_key(step), step)
                 continue
             streamed = record["result"]
             cut = record["truncated"] or (type(streamed) is str and len(streamed) >= _MIROBODY_CUT)
@@ -734,15 +780,15 @@ class OpenAIResponses(MachineHandler):
                 record["result"] = full
                 record["truncated"] = False
                 record["replaced_truncated"] = True
-                self.dec.side_event("mirobody_tool_result", "info", _step_key(step), step)
+                self.session.side_event("mirobody_tool_result", "info", _step_key(step), step)
         found = {}
         for key in ("health_records", "citations"):
             value = response.get(key, obj.get(key))
             if value is not None:
-                self.dec.extras[key] = value
+                self.session.extras[key] = value
                 found[key] = value
         if found:
-            self.dec.side_event("mirobody_response", "info", _str(response.get("id")) or None, found)
+            self.session.side_event("mirobody_response", "info", _str(response.get("id")) or None, found)
 
     # --- the end ------------------------------------------------------------------------
 
@@ -758,14 +804,14 @@ class OpenAIResponses(MachineHandler):
         response_tokens = output_tokens - (reasoning or 0) if output_tokens is not None else None
         if response_tokens is not None and response_tokens < 0:
             response_tokens = output_tokens  # a gateway that counts output without reasoning
-        self.dec.set_usage(cached=cached, prompt=prompt, thoughts=reasoning, response=response_tokens)
+        self.session.set_usage(cached=cached, prompt=prompt, thoughts=reasoning, response=response_tokens)
 
     def _a_record_completed(self, obj: dict[str, Any]) -> None:
         response = _dict(obj.get("response"))
         self._response(response)
         self._usage(response)
         status = response.get("status")
-        self.dec.native_finish_reason = status if status and type(status) is str else "completed"
+        self.session.native_finish_reason = status if status and type(status) is str else "completed"
         self.finish = "tool_call" if self.made_calls else "stop"
         self._final_steps(response, obj)
 
@@ -774,7 +820,7 @@ class OpenAIResponses(MachineHandler):
         self._response(response)
         self._usage(response)
         reason = _dict(response.get("incomplete_details")).get("reason")
-        self.dec.native_finish_reason = reason if reason and type(reason) is str else "incomplete"
+        self.session.native_finish_reason = reason if reason and type(reason) is str else "incomplete"
         self.finish = "length" if reason == "max_output_tokens" else "unknown"
         self._final_steps(response, obj)
 
@@ -782,28 +828,29 @@ class OpenAIResponses(MachineHandler):
         response = _dict(obj.get("response"))
         self._response(response)
         self._usage(response)
+        status = response.get("status")
+        self.session.native_finish_reason = status if status and type(status) is str else "failed"
+        # an `error` event before it already recorded the error: the first one wins
         error = response.get("error")
         if type(error) is dict:
-            self.dec.fail(_provider_error(error, obj, "response failed"))
+            self.session.fail(_provider_error(error, obj, "response failed"))
         elif error is not None:
-            self.dec.fail(error_of("error", response) or ProviderError("response failed", None, None, obj))
+            self.session.fail(error_of("error", response) or ProviderError("response failed", None, None, obj))
         else:
-            status = response.get("status")
-            self.dec.fail(ProviderError(f"response failed (status {status!r}) with no error object", None, None, obj))
+            message = f"response failed (status {shown(status)}) with no error object"
+            self.session.fail(ProviderError(message, None, None, obj))
 
     def _a_record_error(self, obj: dict[str, Any]) -> None:
         error = obj.get("error")
         if type(error) is dict:
-            self.dec.fail(_provider_error(error, obj, "error event"))
+            self.session.fail(_provider_error(error, obj, "error event"))
         elif error is not None:
-            self.dec.fail(error_of("error", obj) or ProviderError("error event", None, None, obj))
+            self.session.fail(error_of("error", obj) or ProviderError("error event", None, None, obj))
         else:
-            self.dec.fail(_provider_error(obj, obj, "error event"))
+            self.session.fail(_provider_error(obj, obj, "error event"))
 
 
 #: DO_FN[state][symbol]: the action functions of the transition, in order
 _DO_FN: tuple[tuple[tuple[Callable[[OpenAIResponses, dict[str, Any]], None], ...], ...], ...] = tuple(
     tuple(tuple(getattr(OpenAIResponses, f"_a_{M.ACTIONS[a]}") for a in actions) for actions in row) for row in _DO
 )
-
-register_protocol("openai_responses", OpenAIResponses)

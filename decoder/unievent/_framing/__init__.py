@@ -1,0 +1,42 @@
+# The framing layer: bytes in, frames out.  One module per wire, each driven by its
+# declared machine in machines/ (same name).
+#
+# A framer knows nothing about providers.  It hands each complete frame to a sink,
+# `sink(event, payload) -> status`, where `event` is the frame's name when the wire
+# has one (SSE `event:`) and `payload` the frame's bytes (one JSON text, or
+# `[DONE]`).  The status says what became of it: FRAME_OK (read), FRAME_JUNK (not
+# JSON: the framer counts it, or tries its own fallback) or FRAME_OVER (the protocol
+# ended the stream: the framer goes on splitting frames only to count them).
+#
+# Every framer has the same surface: `feed(bytes)`, `eof()`, and what the decoder
+# reads at the end: `skipped` (junk frames), `ignored` (frames after the end), `cut`
+# (the body stopped inside a frame), `body` (the non-stream body kept, for a
+# `not_event_stream` outcome) and `state_name`.
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Protocol
+
+__all__ = ["FRAME_JUNK", "FRAME_OK", "FRAME_OVER", "FrameSink", "Framer"]
+
+FRAME_OK = 0
+FRAME_JUNK = 1
+FRAME_OVER = 2
+
+FrameSink = Callable[[str | None, bytes], int]
+
+
+class Framer(Protocol):
+    """What the decoder needs of a framer (see the module header)."""
+
+    skipped: int
+    ignored: int
+    cut: bool
+    closed: bool
+
+    def feed(self, data: bytes) -> None: ...
+    def eof(self) -> None: ...
+    def close(self) -> None: ...
+    @property
+    def state_name(self) -> str: ...
+    def body_text(self) -> str: ...

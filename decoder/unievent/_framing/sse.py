@@ -1,0 +1,448 @@
+# Server-sent-events framing: bytes in, frames out (machine: machines/sse.py).
+#
+# Line ends (`\n`, `\r\n`, a lone `\r`) are found with `bytes.find`, and no byte is
+# searched twice: an incomplete line waits as a list of pieces (no line end in any of
+# them) and is joined once, when its end arrives, so a long line fed in small pieces
+# costs linear time.  Pushes that contain a `\r` are first rewritten to `\n` endings
+# (C-speed `replace`); a `\r` that ends a push is held back, since it may be half of
+# `\r\n`.  Every leading BOM of the body is removed, however the pushes split them.
+#
+# Each complete line is classified into a symbol of machines/sse.py and fed to the
+# generated table, whose actions run in `_line_by_line`; nothing here decides which
+# line kind is allowed where.  Whole frames (`data: X` or `event: E` + `data: X`) take
+# a shortcut, split on blank lines in C, but only in states where the table composes
+# those lines into exactly one dispatch and nothing (no data, no event name) is pending
+# (`_SHORTCUT_DEST`, derived from the table at import).
+#
+# Caps: a line longer than `max_frame` raises FrameTooLargeError whether it arrived
+# whole or in pieces; so does a frame whose data lines add up past it (counted as they
+# arrive, never recounted).
+#
+# A dispatched frame goes to `sink(event, payload)` (see _framing/__init__.py).  A
+# frame of several data lines that is not JSON as a whole is retried line by line
+# (gateways that drop the blank line between events).  Once the sink says the stream
+# is over, frames are still split, only to be counted (`ignored`).  At end of input a
+# frame left open is dispatched; if the body stopped inside a frame that does not
+# parse (or inside an `event:` frame, or a line), `cut` is set.
+from __future__ import annotations
+
+from unievent._errors import FrameTooLargeError
+from unievent._framing import FRAME_JUNK, FRAME_OK, FRAME_OVER, FrameSink
+from unievent._generated import sse as M
+
+__all__ = ["BODY_CAP", "DEFAULT_MAX_FRAME", "SSEFramer"]
+
+DEFAULT_MAX_FRAME = 16 * 1024 * 1024
+BODY_CAP = 1024 * 1024
+
+_BOM = b"\xef\xbb\xbf"
+_FIELDS = {b"data": M.SY_DATA, b"event": M.SY_EVENT, b"id": M.SY_ID, b"retry": M.SY_RETRY}
+_SY_DATA = M.SY_DATA
+_SY_BLANK = M.SY_BLANK
+_SY_COMMENT = M.SY_COMMENT
+_SY_OTHER = M.SY_OTHER
+_SY_EOF = M.SY_EOF
+_SY_EVENT = M.SY_EVENT
+_ST_GATHER = M.ST_GATHER
+_ST_ENDED = M.ST_ENDED
+_NEXT = M.NEXT
+_DO = M.DO
+_APPEND = M.A_APPEND_DATA
+_DISPATCH = M.A_DISPATCH
+_SET_EVENT = M.A_SET_EVENT
+_CLEAR_EVENT = M.A_CLEAR_EVENT
+_HOLDING = (_APPEND, _SET_EVENT)  # actions after which something waits for a dispatch
+_RELEASING = (_DISPATCH, _CLEAR_EVENT)  # actions that let it go
+
+
+def _compose(state: int, symbols: tuple[int, ...]) -> tuple[int, tuple[int, ...]]:
+    """Where a sequence of line symbols leads from `state`, and the actions it runs."""
+    actions: tuple[int, ...] = ()
+    for symbol in symbols:
+        if state < 0:
+            return -1, ()
+        actions += _DO[state][symbol]
+        state = _NEXT[state][symbol]
+    return state, actions
+
+
+def _states_holding() -> frozenset[int]:
+    """States in which data lines or an event name may wait for their dispatch."""
+    holding: set[int] = set()
+    changed = True
+    while changed:
+        changed = False
+        for s, row in enumerate(_DO):
+            for y, actions in enumerate(row):
+                dest = _NEXT[s][y]
+                if dest < 0 or dest in holding:
+                    continue
+                held = s in holding
+                for action in actions:
+                    if action in _HOLDING:
+                        held = True
+                    elif action in _RELEASING:
+                        held = False
+                if held:
+                    holding.add(dest)
+                    changed = True
+    return frozenset(holding)
+
+
+_HOLDING_STATES = _states_holding()
+
+
+def _shortcut_dest(state: int) -> int:
+    """Where a whole `data:` frame, or `event:` + `data:` frame, leads from `state`
+    when the table makes each exactly "(remember the name,) gather, dispatch" and
+    nothing is pending; -1 otherwise (the framer then goes line by line)."""
+    if state in _HOLDING_STATES:
+        return -1
+    dest, actions = _compose(state, (_SY_DATA, _SY_BLANK))
+    named = _compose(state, (_SY_EVENT, _SY_DATA, _SY_BLANK))
+    if actions == (_APPEND, _DISPATCH) and named == (dest, (_SET_EVENT, _APPEND, _DISPATCH)):
+        return dest
+    return -1
+
+
+_SHORTCUT_DEST = tuple(_shortcut_dest(s) for s in range(len(M.STATES)))
+# the framer dispatches after the other actions of a transition have run
+assert all(acts.index(_DISPATCH) == len(acts) - 1 for row in _DO for acts in row if _DISPATCH in acts)
+
+
+class SSEFramer:
+    """Incremental SSE framer: `feed(bytes)` as bytes arrive, `eof()` at the end.
+
+    `body` holds the non-SSE lines seen before any SSE line (about 1 MiB at most);
+    the first `data:` or `event:` line empties it for good, so a non-empty body at
+    the end means the response was not an event stream.
+    """
+
+    __slots__ = (
+        "_bom",
+        "_cr",
+        "_data",
+        "_data_size",
+        "_event",
+        "_heads",
+        "_names",
+        "_pending",
+        "_pending_size",
+        "_status",
+        "body",
+        "body_size",
+        "closed",
+        "cut",
+        "ignored",
+        "max_frame",
+        "protocol",
+        "sink",
+        "skipped",
+        "state",
+    )
+
+    def __init__(self, sink: FrameSink, protocol: str, max_frame: int = DEFAULT_MAX_FRAME) -> None:
+        self.sink = sink
+        self.protocol = protocol
+        self.max_frame = max_frame
+        self.state = M.INITIAL
+        self.closed = False  # the stream is over: frames are counted, not read
+        self.skipped = 0  # frames that were not JSON
+        self.ignored = 0  # frames after the end
+        self.cut = False  # the body stopped inside a frame
+        self.body: list[str] = []
+        self.body_size = 0
+        self._bom: bytes | None = b""  # the start of the body while BOMs may still come
+        self._cr = False  # the last byte fed was a `\r` (its `\n` may follow)
+        self._pending: list[bytes] = []  # the incomplete last line, in pieces
+        self._pending_size = 0
+        self._data: list[bytes] = []
+        self._data_size = 0
+        self._event: str | None = None
+        self._names: dict[bytes, str] = {}  # event: value -> name
+        self._heads: dict[bytes, str] = {}  # `event: NAME\n` -> NAME
+        self._status: int | None = None  # what the last dispatch came to
+
+    @property
+    def state_name(self) -> str:
+        return M.STATES[self.state]
+
+    def close(self) -> None:
+        """The stream ended for reasons of the decoder's own: count frames from now on."""
+        self.closed = True
+
+    def body_text(self) -> str:
+        """The non-SSE body: its lines without blanks and comments."""
+        return "\n".join(line for line in self.body if line.strip() and not line.startswith(":")).strip()
+
+    # --- bytes in ----------------------------------------------------------------------
+
+    def feed(self, data: bytes) -> None:
+        """Consume bytes; complete lines are framed now, an incomplete line waits."""
+        if not data or self.state == _ST_ENDED:
+            return
+        if self._bom is not None:
+            data = self._past_boms(data)
+            if not data:
+                return
+        if self._cr:
+            data = b"\r" + data
+            self._cr = False
+        if data.find(b"\r") >= 0:
+            if data[-1] == 13:
+                self._cr = True
+                data = data[:-1]
+            data = data.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
+        nl = data.find(b"\n")
+        if nl < 0:
+            self._hold(data)
+            return
+        if self._pending:
+            head = b"".join(self._pending)
+            self._pending = []
+            self._pending_size = 0
+            nl += len(head)
+            data = head + data
+        self._lines(data, nl)
+
+    def eof(self) -> None:
+        """End of input: the last line and the last frame are handled without their
+        terminators, and `cut` says whether the body stopped inside a frame."""
+        if self.state == _ST_ENDED:
+            return
+        tail = b"".join(self._pending)
+        self._pending = []
+        if self._bom is not None:
+            tail = self._bom + tail
+            while tail.startswith(_BOM):
+                tail = tail[3:]
+            self._bom = None
+        unterminated = bool(tail) and not self._cr and tail[:1] != b":"
+        self._status = None
+        if tail or self._cr:
+            self._cr = False
+            self._line_by_line(tail + b"\n", 0, -1)
+        open_frame = self.state == _ST_GATHER
+        closed = self.closed
+        state = self.state
+        self.state = _NEXT[state][_SY_EOF]
+        for action in _DO[state][_SY_EOF]:
+            if action == _DISPATCH:
+                self._dispatch()
+            else:
+                self._run_action(action, b"")
+        if (unterminated or open_frame) and not closed and self._status not in (FRAME_OK, FRAME_OVER):
+            self.cut = True
+
+    def _past_boms(self, data: bytes) -> bytes:
+        """`data` without the body's leading BOMs; a partial BOM waits for its rest."""
+        data = self._bom + data if self._bom else data
+        while data.startswith(_BOM):
+            data = data[3:]
+        if len(data) < 3 and _BOM.startswith(data):
+            self._bom = data  # empty, or the first byte(s) of another BOM
+            return b""
+        self._bom = None
+        return data
+
+    def _hold(self, piece: bytes) -> None:
+        """Keep the start of an incomplete line; it may not grow past the cap."""
+        if piece:
+            self._pending.append(piece)
+            self._pending_size += len(piece)
+            if self._pending_size > self.max_frame:
+                raise FrameTooLargeError(self.protocol, self.state_name, "line", self._pending_size, self.max_frame)
+
+    # --- lines and frames ------------------------------------------------------------
+
+    def _lines(self, buf: bytes, nl: int) -> None:
+        """Frame every complete line of `buf` (which starts a line, has a line end at
+        `nl` and none before it); keep the incomplete rest."""
+        pos = 0
+        if _SHORTCUT_DEST[self.state] >= 0 and not self.closed:
+            last = buf.rfind(b"\n\n", nl)
+            if last >= 0:
+                self._frames(buf[:last])
+                pos = last + 2
+                if pos < len(buf):
+                    nl = buf.find(b"\n", pos)
+                    if nl < 0:
+                        self._hold(buf[pos:])
+                        return
+                else:
+                    return
+        self._line_by_line(buf, pos, nl)
+
+    def _frames(self, complete: bytes) -> None:
+        """Whole frames, split on blank lines in C.  A frame `data: X` or `event: E` +
+        `data: X` in a state where the table composes its lines into exactly one
+        dispatch (_SHORTCUT_DEST) is dispatched at once; any other frame goes through
+        the table line by line."""
+        heads = self._heads
+        max_frame = self.max_frame
+        sink = self.sink
+        state = self.state
+        for block in complete.split(b"\n\n"):
+            dest = _SHORTCUT_DEST[state]
+            payload = None
+            if dest >= 0 and not self.closed:
+                # one C call splits `data: X` and `event: NAME\ndata: X`; the few
+                # `event: NAME\n` heads of a stream are checked once, then looked up
+                head, found, rest = block.partition(b"data: ")
+                if found and rest.find(b"\n") < 0 and len(rest) <= max_frame:
+                    if not head:
+                        event = None
+                        payload = rest
+                    else:
+                        event = heads.get(head)
+                        if event is None:
+                            event = self._frame_head(head)
+                        if event is not None:
+                            payload = rest
+            if payload is None:
+                self.state = state
+                self._line_by_line(block + b"\n\n", 0, block.find(b"\n"))
+                state = self.state
+                continue
+            state = dest
+            status = sink(event, payload)
+            self._status = status
+            if status == FRAME_OVER:
+                self.closed = True
+            elif status == FRAME_JUNK:
+                self.skipped += 1
+        self.state = state
+
+    def _line_by_line(self, buf: bytes, pos: int, nl: int) -> None:
+        """The table, one line at a time: the one place where its actions run.
+        `nl` is the first line end at or after `pos` (or -1)."""
+        find = buf.find
+        if nl < pos:
+            nl = find(b"\n", pos)
+        max_frame = self.max_frame
+        while nl >= 0:
+            if nl - pos > max_frame:
+                raise FrameTooLargeError(self.protocol, self.state_name, "line", nl - pos, max_frame)
+            line = buf[pos:nl]
+            pos = nl + 1
+            nl = find(b"\n", pos)
+            # `data:` lines come first: they are nearly every line of a stream
+            if line[:5] == b"data:":
+                symbol = _SY_DATA
+                value = line[6:] if line[5:6] == b" " else line[5:]
+            elif not line:
+                symbol = _SY_BLANK
+                value = line
+            elif line[:6] == b"event:":  # every frame of Anthropic and Responses
+                symbol = _SY_EVENT
+                value = line[7:] if line[6:7] == b" " else line[6:]
+            elif line[0] == 58:  # ":"
+                symbol = _SY_COMMENT
+                value = line
+            else:
+                symbol, value = _field(line)
+            state = self.state
+            self.state = _NEXT[state][symbol]
+            for action in _DO[state][symbol]:
+                if action == _APPEND:
+                    size = self._data_size + len(value) + (1 if self._data else 0)
+                    if size > max_frame:
+                        raise FrameTooLargeError(self.protocol, M.STATES[state], "frame", size, max_frame)
+                    self._data_size = size
+                    self._data.append(value)
+                elif action == _DISPATCH:  # always the last action (checked at import)
+                    self._dispatch()
+                elif action == _SET_EVENT:
+                    name = self._names.get(value)
+                    self._event = name if name is not None else self._name_of(value)
+                else:
+                    self._run_action(action, value)
+        if pos < len(buf):
+            self._hold(buf[pos:])
+
+    def _dispatch(self) -> None:
+        data = self._data
+        event = self._event
+        self._data = []
+        self._data_size = 0
+        self._event = None
+        payload = data[0] if len(data) == 1 else b"\n".join(data)
+        if self.closed:
+            self._ignore(payload)
+            return
+        status = self.sink(event, payload)
+        if status == FRAME_JUNK:
+            if len(data) > 1:
+                # events that lost their blank line: each line is a frame of its own
+                status = self._each_line(event, data)
+            else:
+                self.skipped += 1
+        elif status == FRAME_OVER:
+            self.closed = True
+        self._status = status
+
+    def _each_line(self, event: str | None, lines: list[bytes]) -> int:
+        status = FRAME_OK
+        for line in lines:
+            if self.closed:
+                self._ignore(line)
+                continue
+            status = self.sink(event, line)
+            if status == FRAME_JUNK:
+                self.skipped += 1
+            elif status == FRAME_OVER:
+                self.closed = True
+        return status
+
+    def _ignore(self, payload: bytes) -> None:
+        """Count a frame after the end (a trailing `[DONE]` is no frame of content)."""
+        stripped = payload.strip()
+        if stripped and stripped != b"[DONE]":
+            self.ignored += 1
+
+    def _name_of(self, value: bytes) -> str:
+        """Decode an event name, remembering the few a stream uses (bounded)."""
+        name = value.decode("utf-8", "replace").strip()
+        if len(self._names) < 64:
+            self._names[value] = name
+        return name
+
+    def _frame_head(self, head: bytes) -> str | None:
+        """The event name of a frame head `event: NAME\\n` (the line before a single
+        `data:` line), or None when the head is anything else (the frame then goes
+        line by line)."""
+        if not (head.startswith(b"event: ") and head.find(b"\n") == len(head) - 1 and len(head) <= self.max_frame):
+            return None
+        name = head[7:-1].decode("utf-8", "replace").strip()
+        if len(self._heads) < 64:
+            self._heads[head] = name
+        return name
+
+    # --- the other actions, by the names in machines/sse.py ------------------------------
+
+    def _run_action(self, action: int, value: bytes) -> None:
+        if action == M.A_CLEAR_EVENT:
+            self._event = None
+        elif action == M.A_KEEP_BODY_LINE:
+            if self.body_size < BODY_CAP:
+                self.body.append(value.decode("utf-8", "replace"))
+                self.body_size += len(value) + 1
+        elif action == M.A_DROP_BODY:
+            self.body = []
+            self.body_size = 0
+        elif action == M.A_MARK_CUT:
+            if not self.closed:
+                self.cut = True
+        else:
+            raise AssertionError(f"sse: no code for action {M.ACTIONS[action]}")
+
+
+def _field(line: bytes) -> tuple[int, bytes]:
+    """Symbol and value of a line that is not data, blank or a comment."""
+    colon = line.find(b":")
+    if colon < 0:
+        return _FIELDS.get(line, _SY_OTHER), b"" if line in _FIELDS else line
+    symbol = _FIELDS.get(line[:colon], _SY_OTHER)
+    if symbol == _SY_OTHER:
+        return symbol, line
+    return symbol, line[colon + 2 :] if line[colon + 1 : colon + 2] == b" " else line[colon + 1 :]

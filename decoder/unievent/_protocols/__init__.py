@@ -1,0 +1,34 @@
+# Every protocol unievent decodes, by name: its handler (a module here of the same
+# name, driven by machines/<name>.py) and the framings its wire may use.
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import attrs
+
+from unievent._protocols import anthropic, openai_chat, openai_responses
+from unievent._session import Handler, Session
+
+__all__ = ["PROTOCOLS", "ProtocolSpec"]
+
+
+@attrs.frozen
+class ProtocolSpec:
+    """One protocol: `name`, the `handler` class built for each stream from its
+    session, and the `framings` its body may come in (the first is the default)."""
+
+    name: str
+    handler: Callable[[Session], Handler]
+    framings: tuple[str, ...]
+    description: str
+
+
+#: every protocol, by name
+PROTOCOLS: dict[str, ProtocolSpec] = {
+    spec.name: spec
+    for spec in (
+        ProtocolSpec("openai_chat", openai_chat.OpenAIChat, ("sse",), "OpenAI-compatible Chat Completions"),
+        ProtocolSpec("anthropic", anthropic.Anthropic, ("sse",), "Anthropic Messages"),
+        ProtocolSpec("openai_responses", openai_responses.OpenAIResponses, ("sse",), "OpenAI Responses (and Mirobody)"),
+    )
+}
