@@ -16,7 +16,7 @@ import orjson
 import pytest
 
 import unievent
-from tests.helpers import chunk, decode, split_at, sse, text_of
+from tests.helpers import calls_of, chunk, decode, split_at, sse, text_of
 from unievent import DecoderStateError, DecoderUsageError, FrameTooLargeError, StreamDecoder, TextDone
 
 
@@ -134,7 +134,7 @@ def test_deeply_nested_values_never_escape_as_foreign_errors(levels: int) -> Non
     }
     for protocol, cases in bodies.items():
         for body in cases:
-            events, outcome = run(protocol, [body])
+            _events, outcome = run(protocol, [body])
             repr(outcome)  # printable
             assert outcome == run(protocol, [body])[1]  # comparable
             if levels > 254:
@@ -174,14 +174,15 @@ def test_after_frame_too_large_the_decoder_refuses_input_and_reports_it() -> Non
     first = decoder.push(sse(chunk({"content": "before"}), done=False))
     with pytest.raises(FrameTooLargeError) as raised:
         decoder.push(sse(chunk({"content": " and"}), done=False) + b"data: " + b"x" * 300)
-    assert [e.item.text for e in first + raised.value.events] == ["before", " and"]  # nothing lost
+    texts = [getattr(e, "item", None) for e in first + raised.value.events]
+    assert texts == [unievent.TextDelta("before"), unievent.TextDelta(" and")]  # nothing lost
     with pytest.raises(DecoderStateError):
         decoder.push(sse(chunk({}, finish="stop")))
     last, outcome = decoder.finish()
     assert outcome.end == "failed"
     assert outcome.error is not None and outcome.error.type == "frame_too_large"
     assert text_of(outcome) == "before and"
-    assert [type(e.item).__name__ for e in last] == ["TextDone"]
+    assert [type(getattr(e, "item", e)).__name__ for e in last] == ["TextDone"]
 
 
 def test_unknown_protocols_raise_a_unievent_error() -> None:
@@ -239,15 +240,15 @@ def test_mirobody_tool_steps_match_their_results_in_linear_work() -> None:
     assert [s["result"] for s in steps] == ["ok"] * 20
 
 
-def test_interleaved_parallel_calls_parse_the_open_call_once() -> None:
+def test_interleaved_parallel_calls_parse_the_open_call_once(monkeypatch: pytest.MonkeyPatch) -> None:
     parsed: list[int] = []
-    from unievent._protocols import openai_chat
-
-    real = openai_chat.parse_arguments
+    from unievent import _grammar
 
     def counting(text: str) -> Any:
         parsed.append(len(text))
-        return real(text)
+        return _grammar.parse_arguments(text)
+
+    monkeypatch.setattr("unievent._protocols.openai_chat.parse_arguments", counting)
 
     frames = [chunk({"tool_calls": [{"index": 0, "id": "a", "function": {"name": "f", "arguments": '{"x": "'}}]})]
     frames.append(chunk({"tool_calls": [{"index": 1, "id": "b", "function": {"name": "g", "arguments": '{"y": "'}}]}))
@@ -256,12 +257,8 @@ def test_interleaved_parallel_calls_parse_the_open_call_once() -> None:
         frames.append(chunk({"tool_calls": [{"index": 1, "function": {"arguments": "bbbb"}}]}))
     frames.append(chunk({"tool_calls": [{"index": 0, "function": {"arguments": '"}'}}]}))
     frames.append(chunk({"tool_calls": [{"index": 1, "function": {"arguments": '"}'}}]}))
-    openai_chat.parse_arguments = counting
-    try:
-        _, outcome = decode(sse(*frames, chunk({}, finish="tool_calls")))
-    finally:
-        openai_chat.parse_arguments = real
-    assert [(c.name, len(c.arguments["x" if c.name == "f" else "y"])) for c in outcome.message.items] == [
+    _, outcome = decode(sse(*frames, chunk({}, finish="tool_calls")))
+    assert [(name, len(args["x" if name == "f" else "y"])) for name, _id, args in calls_of(outcome)] == [
         ("f", 1200),
         ("g", 1200),
     ]
@@ -372,7 +369,7 @@ def test_anthropic_made_up_ids_use_the_block_index() -> None:
     body += frame({"type": "content_block_stop", "index": 2})
     body += frame({"type": "message_delta", "delta": {"stop_reason": "tool_use"}})
     _, outcome = run("anthropic", [body], stream_id="abc")
-    assert [i.tool_call_id for i in outcome.message.items] == ["call_abc_2"]
+    assert [call_id for _name, call_id, _args in calls_of(outcome)] == ["call_abc_2"]
 
 
 def test_anthropic_iterations_usage_is_their_sum() -> None:
@@ -391,14 +388,14 @@ def test_anthropic_iterations_usage_is_their_sum() -> None:
 
 
 def test_openai_annotations_ride_on_their_text_item() -> None:
-    cite = {"type": "url_citation", "url_citation": {"url": "https://example.com", "title": "Ex", "start_index": 0, "end_index": 4}}
+    cite: dict[str, Any] = {"type": "url_citation", "url_citation": {"url": "https://example.com", "title": "Ex", "start_index": 0, "end_index": 4}}
     body = sse(
         chunk({"content": "Text"}),
         chunk({"content": "", "annotations": [cite]}),
         chunk({"content": "", "annotations": [{**cite, "url_citation": {**cite["url_citation"], "url": "https://b"}}]}),
         chunk({}, finish="stop"),
     )
-    events, outcome = every_split("openai_chat", body)
+    _events, outcome = every_split("openai_chat", body)
     (done,) = outcome.message.items
     assert isinstance(done, TextDone) and done.text == "Text"
     assert done.fidelity is not None
