@@ -11,10 +11,12 @@ import os
 from typing import Any
 
 import orjson
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import unievent
+from tests import fuzzing
 
 SCALARS = st.one_of(st.none(), st.booleans(), st.integers(-3, 3), st.text(max_size=4), st.floats(allow_nan=False))
 
@@ -97,3 +99,34 @@ def test_anthropic_survives_any_frames(body: bytes, strict: bool) -> None:
 @given(frames(RESPONSES_KEYS), st.booleans())
 def test_openai_responses_survives_any_frames(body: bytes, strict: bool) -> None:
     check("openai_responses", body, strict)
+
+
+# --- mutation fuzzing of recorded and suite streams (tests/fuzzing.py) --------------------
+
+MUTATIONS = int(os.environ.get("FUZZ_EXAMPLES", "1500"))
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_mutated_streams_keep_every_invariant(seed: int) -> None:
+    ends = fuzzing.campaign(MUTATIONS // 3, seed)
+    assert sum(ends.values()) == MUTATIONS // 3
+    assert ends.get("complete") and ends.get("truncated") and ends.get("failed")  # the mutations reach every end
+
+
+def test_the_invariants_catch_a_decoder_that_depends_on_the_split(monkeypatch: pytest.MonkeyPatch) -> None:
+    # a framer that takes its whole-frame shortcut while an event name is pending
+    # (the bug the shortcut's derivation from the table rules out)
+    from unievent._framing import sse as framer
+    from unievent._generated import sse as machine
+
+    body = b'event: error\ndata: {"message":"overloaded"}\n\n'
+    fuzzing.check("openai_chat", body)
+    broken = list(framer._SHORTCUT_DEST)
+    broken[machine.ST_NAMED] = machine.ST_IDLE
+    monkeypatch.setattr(framer, "_SHORTCUT_DEST", tuple(broken))
+    with pytest.raises(AssertionError, match="decodes differently"):
+        fuzzing.check("openai_chat", body)
+
+
+def test_the_seeds_cover_every_protocol() -> None:
+    assert {protocol for protocol, _label, _body in fuzzing.suite_seeds()} == set(unievent.PROTOCOLS)

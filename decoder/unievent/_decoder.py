@@ -113,7 +113,8 @@ class StreamDecoder:
             except ArgumentsError as failure:
                 self._fail_arguments(failure)
             except FrameTooLargeError as error:
-                self._refuse(error, "frame_too_large")
+                # the size seen depends on where the pushes split; the cap does not
+                self._refuse(error, "frame_too_large", f"a {error.what} over the cap of {error.limit} bytes")
                 error.events = out
                 raise
         return out
@@ -205,7 +206,7 @@ class StreamDecoder:
 
     def _as_bytes(self, data: Any) -> bytes:
         if isinstance(data, str):
-            self._refuse(None, "")
+            self._refuse(None)
             raise DecoderUsageError(
                 f"{self.protocol}: push() takes the raw bytes of the body, not str; read them with "
                 "iter_bytes() / aiter_bytes() / iter_content(chunk_size=None), not iter_lines() or iter_text()"
@@ -213,17 +214,17 @@ class StreamDecoder:
         try:
             return bytes(memoryview(data))
         except TypeError:
-            self._refuse(None, "")
+            self._refuse(None)
             raise DecoderUsageError(
                 f"{self.protocol}: push() takes bytes or a bytes-like object, not {type(data).__name__}"
             ) from None
 
-    def _refuse(self, error: UniEventError | None, error_type: str) -> None:
+    def _refuse(self, error: UniEventError | None, error_type: str = "", message: str = "") -> None:
         """After an error push() raised: no more input; finish() reports it."""
         self._refused = error or DecoderUsageError("the decoder refused its input")
         self.framer.close()
         if error is not None:
-            self.session.fail(ProviderError(error.message, error_type))
+            self.session.fail(ProviderError(f"{self.protocol}: {message or error.message}", error_type))
 
     def _state_error(self, call: str) -> DecoderStateError:
         if self._ended is not None:

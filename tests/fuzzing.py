@@ -1,0 +1,372 @@
+"""Mutation fuzzing of real and suite streams, and the invariants every input keeps.
+
+Seeds are the recorded streams of ../shared/corpus (when present) and streams built
+here for every protocol.  A mutation is drawn from a seeded random generator, so a
+failing input is reproduced from its (seed, mutation) pair alone:
+
+- cuts: at a frame boundary or at any byte;
+- frames: dropped, duplicated, swapped;
+- bytes: flipped, inserted, deleted;
+- framing: comments, BOMs, CR / LF variants, an overlong line;
+- JSON values of one frame: another type, a huge number, a lone surrogate, nesting 255
+  or 100,000 deep, a type string, index or id changed.
+
+Invariants, for each input (`check`): only unievent errors escape; every output passes
+`validate` (`partial=True` unless complete); the result of a whole push equals that of
+a random split and that of byte-at-a-time feeding; the text in the outcome equals the
+text deltas emitted; no tool call of a stream that did not complete is in its message.
+
+    python -m tests.fuzzing --examples 100000          # a long campaign, prints a summary
+    python tests/fuzz_atheris.py                      # coverage-guided, when atheris installs
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import sys
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+import unievent
+
+CORPUS = Path(__file__).resolve().parent.parent.parent / "shared" / "corpus"
+PROTOCOLS = ("openai_chat", "anthropic", "openai_responses")
+MAX_FRAME = 64 * 1024  # small enough that an overlong line is cheap to build
+BYTEWISE_LIMIT = 12_000  # inputs up to this size are also fed byte by byte
+
+Seed = tuple[str, str, bytes]  # protocol, label, body
+
+
+def _frame(obj: dict[str, Any], event: bool = True) -> bytes:
+    head = f"event: {obj['type']}\n".encode() if event and "type" in obj else b""
+    return head + b"data: " + orjson.dumps(obj) + b"\n\n"
+
+
+def suite_seeds() -> list[Seed]:
+    """A stream of each protocol's main shapes, built here (no corpus needed)."""
+    chat: list[dict[str, Any]] = [
+        {"choices": [{"delta": {"role": "assistant", "content": ""}}], "model": "m"},
+        {"choices": [{"delta": {"reasoning_content": "think"}}]},
+        {"choices": [{"delta": {"content": "Hé"}}]},
+        {"choices": [{"delta": {"content": "llo 😀"}}]},
+        {"choices": [{"delta": {"tool_calls": [{"index": 0, "id": "c1", "function": {"name": "f", "arguments": '{"a"'}}]}}]},
+        {"choices": [{"delta": {"tool_calls": [{"index": 0, "function": {"arguments": ": 1}"}}]}}]},
+        {"choices": [{"delta": {}, "finish_reason": "tool_calls"}]},
+        {"choices": [], "usage": {"prompt_tokens": 5, "completion_tokens": 3}},
+    ]
+    anthropic: list[dict[str, Any]] = [
+        {"type": "message_start", "message": {"model": "c", "usage": {"input_tokens": 3, "output_tokens": 1}}},
+        {"type": "content_block_start", "index": 0, "content_block": {"type": "thinking", "thinking": ""}},
+        {"type": "content_block_delta", "index": 0, "delta": {"type": "thinking_delta", "thinking": "hm"}},
+        {"type": "content_block_delta", "index": 0, "delta": {"type": "signature_delta", "signature": "c2ln"}},
+        {"type": "content_block_stop", "index": 0},
+        {"type": "content_block_start", "index": 1, "content_block": {"type": "text", "text": ""}},
+        {"type": "content_block_delta", "index": 1, "delta": {"type": "text_delta", "text": "Hi ✓"}},
+        {"type": "content_block_stop", "index": 1},
+        {"type": "content_block_start", "index": 2, "content_block": {"type": "tool_use", "id": "t", "name": "f", "input": {}}},
+        {"type": "content_block_delta", "index": 2, "delta": {"type": "input_json_delta", "partial_json": '{"q": 1}'}},
+        {"type": "content_block_stop", "index": 2},
+        {"type": "message_delta", "delta": {"stop_reason": "tool_use"}, "usage": {"output_tokens": 9}},
+        {"type": "message_stop"},
+    ]
+    responses: list[dict[str, Any]] = [
+        {"type": "response.created", "sequence_number": 0, "response": {"id": "r", "model": "m"}},
+        {"type": "response.output_item.added", "sequence_number": 1, "output_index": 0, "item": {"id": "rs", "type": "reasoning"}},
+        {"type": "response.reasoning_summary_text.delta", "sequence_number": 2, "output_index": 0, "item_id": "rs", "delta": "t"},
+        {"type": "response.output_item.done", "sequence_number": 3, "output_index": 0, "item": {"id": "rs", "type": "reasoning", "encrypted_content": "e"}},
+        {"type": "response.output_item.added", "sequence_number": 4, "output_index": 1, "item": {"id": "m", "type": "message"}},
+        {"type": "response.output_text.delta", "sequence_number": 5, "output_index": 1, "item_id": "m", "delta": "Hey"},
+        {"type": "response.output_item.done", "sequence_number": 6, "output_index": 1, "item": {"id": "m", "type": "message"}},
+        {"type": "response.output_item.added", "sequence_number": 7, "output_index": 2, "item": {"id": "fc", "type": "function_call", "call_id": "c", "name": "f"}},
+        {"type": "response.function_call_arguments.delta", "sequence_number": 8, "output_index": 2, "item_id": "fc", "delta": "{}"},
+        {"type": "response.output_item.done", "sequence_number": 9, "output_index": 2, "item": {"id": "fc", "type": "function_call"}},
+        {"type": "response.completed", "sequence_number": 10, "response": {"id": "r", "status": "completed", "usage": {"input_tokens": 4, "output_tokens": 2}}},
+    ]
+    return [
+        ("openai_chat", "suite/chat", b"".join(_frame(o, event=False) for o in chat) + b"data: [DONE]\n\n"),
+        ("anthropic", "suite/anthropic", b"".join(_frame(o) for o in anthropic)),
+        ("openai_responses", "suite/responses", b"".join(_frame(o) for o in responses)),
+    ]
+
+
+def corpus_seeds() -> list[Seed]:
+    """The recorded streams of the protocols unievent decodes (empty without the corpus)."""
+    manifest = CORPUS / "manifest.json"
+    if not manifest.is_file():
+        return []
+    seeds = []
+    for entry in json.loads(manifest.read_text()):
+        if entry["protocol"] in unievent.PROTOCOLS and entry.get("wire_format", "sse") == "sse":
+            seeds.append((entry["protocol"], entry["file"], (CORPUS / entry["file"]).read_bytes()))
+    return seeds
+
+
+# --- mutations -----------------------------------------------------------------------------
+
+
+def _frames(body: bytes) -> list[bytes]:
+    parts = body.split(b"\n\n")
+    return [p + b"\n\n" for p in parts[:-1]] + ([parts[-1]] if parts[-1] else [])
+
+
+def _boundaries(body: bytes) -> list[int]:
+    found, pos = [], body.find(b"\n\n")
+    while pos >= 0:
+        found.append(pos + 2)
+        pos = body.find(b"\n\n", pos + 2)
+    return found or [len(body)]
+
+
+def _deep(levels: int) -> str:
+    return "[" * levels + "]" * levels
+
+
+_ODD_VALUES: list[Callable[[random.Random], str]] = [
+    lambda r: "null",
+    lambda r: "true",
+    lambda r: r.choice(["0", "-1", "1e308", "123456789012345678901234567890", "-0.0", "3.5"]),
+    lambda r: '"\\ud800"',  # a lone surrogate
+    lambda r: '"\\u0000 \\"quoted\\" \\\\"',
+    lambda r: "[]",
+    lambda r: "{}",
+    lambda r: '"x"',
+    lambda r: _deep(255),
+    lambda r: _deep(100_000),
+]
+_TYPES = [
+    "content_block_start", "content_block_delta", "content_block_stop", "message_start", "message_delta",
+    "message_stop", "ping", "error", "text_delta", "input_json_delta", "thinking_delta", "signature_delta",
+    "response.created", "response.output_item.added", "response.output_item.done", "response.output_text.delta",
+    "response.completed", "response.failed", "response.function_call_arguments.delta", "error", "tool_use", "text",
+]
+
+
+def _mutate_json(rng: random.Random, payload: bytes) -> bytes | None:
+    """Change one value deep inside a frame's JSON (None when it is not JSON)."""
+    try:
+        obj = orjson.loads(payload)
+    except orjson.JSONDecodeError:
+        return None
+    paths: list[list[Any]] = []
+
+    def walk(node: Any, path: list[Any]) -> None:
+        if len(paths) > 200:
+            return
+        paths.append(path)
+        if type(node) is dict:
+            for key, value in node.items():
+                walk(value, [*path, key])
+        elif type(node) is list:
+            for i, value in enumerate(node):
+                walk(value, [*path, i])
+
+    walk(obj, [])
+    path = rng.choice(paths)
+    key = path[-1] if path else None
+    if key in ("type",) and rng.random() < 0.6:
+        replacement = json.dumps(rng.choice(_TYPES))
+    elif key in ("index", "output_index", "sequence_number") and rng.random() < 0.6:
+        replacement = rng.choice(["0", "1", "2", "-1", "null", '"1"', "99"])
+    elif key in ("id", "call_id", "item_id", "tool_call_id") and rng.random() < 0.6:
+        replacement = rng.choice(['"other"', '""', "null", "7"])
+    else:
+        replacement = rng.choice(_ODD_VALUES)(rng)
+    marker = "\x00UNIEVENT-FUZZ\x00"
+    if not path:
+        return replacement.encode()
+    target = obj
+    for step in path[:-1]:
+        target = target[step]
+    target[path[-1]] = marker
+    text = orjson.dumps(obj).decode()
+    return text.replace(json.dumps(marker), replacement).encode()
+
+
+def mutate(rng: random.Random, body: bytes) -> bytes:
+    """One mutation of `body` (sometimes two)."""
+    for _ in range(2 if rng.random() < 0.2 else 1):
+        body = _MUTATIONS[rng.randrange(len(_MUTATIONS))](rng, body)
+    return body
+
+
+def _cut_at_boundary(rng: random.Random, body: bytes) -> bytes:
+    return body[: rng.choice(_boundaries(body))]
+
+
+def _cut_anywhere(rng: random.Random, body: bytes) -> bytes:
+    return body[: rng.randrange(len(body) + 1)]
+
+
+def _drop_frame(rng: random.Random, body: bytes) -> bytes:
+    frames = _frames(body)
+    if frames:
+        del frames[rng.randrange(len(frames))]
+    return b"".join(frames)
+
+
+def _duplicate_frame(rng: random.Random, body: bytes) -> bytes:
+    frames = _frames(body)
+    if frames:
+        i = rng.randrange(len(frames))
+        frames.insert(i, frames[i])
+    return b"".join(frames)
+
+
+def _swap_frames(rng: random.Random, body: bytes) -> bytes:
+    frames = _frames(body)
+    if len(frames) > 1:
+        i, j = rng.randrange(len(frames)), rng.randrange(len(frames))
+        frames[i], frames[j] = frames[j], frames[i]
+    return b"".join(frames)
+
+
+def _flip_byte(rng: random.Random, body: bytes) -> bytes:
+    if not body:
+        return body
+    i = rng.randrange(len(body))
+    return body[:i] + bytes([body[i] ^ (1 << rng.randrange(8))]) + body[i + 1 :]
+
+
+def _insert_bytes(rng: random.Random, body: bytes) -> bytes:
+    i = rng.randrange(len(body) + 1)
+    return body[:i] + rng.randbytes(rng.randrange(1, 8)) + body[i:]
+
+
+def _delete_bytes(rng: random.Random, body: bytes) -> bytes:
+    i = rng.randrange(len(body) + 1)
+    return body[:i] + body[i + rng.randrange(1, 16) :]
+
+
+def _inject_framing(rng: random.Random, body: bytes) -> bytes:
+    i = rng.choice([0, *_boundaries(body)])
+    what = rng.choice(
+        [b": keep-alive\n\n", b"\xef\xbb\xbf", b"\r\n", b"\r", b"\n", b"id: 5\nretry: 10\n", b"event: ping\n\n", b"data:\n\n"]
+    )
+    return body[:i] + what + body[i:]
+
+
+def _line_endings(rng: random.Random, body: bytes) -> bytes:
+    ending = rng.choice([b"\r\n", b"\r"])
+    i = rng.randrange(len(body) + 1)
+    return body[:i] + body[i:].replace(b"\n", ending)
+
+
+def _overlong_line(rng: random.Random, body: bytes) -> bytes:
+    i = rng.choice([0, *_boundaries(body)])
+    return body[:i] + rng.choice([b": ", b"data: ", b""]) + b"x" * (MAX_FRAME + 1) + b"\n\n" + body[i:]
+
+
+def _json_value(rng: random.Random, body: bytes) -> bytes:
+    frames = _frames(body)
+    candidates = [i for i, f in enumerate(frames) if b"data: {" in f]
+    if not candidates:
+        return body
+    i = rng.choice(candidates)
+    head, _, rest = frames[i].partition(b"data: ")
+    payload, nl, tail = rest.partition(b"\n")
+    mutated = _mutate_json(rng, payload)
+    if mutated is None:
+        return body
+    frames[i] = head + b"data: " + mutated + nl + tail
+    return b"".join(frames)
+
+
+_MUTATIONS: list[Callable[[random.Random, bytes], bytes]] = [
+    _cut_at_boundary,
+    _cut_anywhere,
+    _drop_frame,
+    _duplicate_frame,
+    _swap_frames,
+    _flip_byte,
+    _insert_bytes,
+    _delete_bytes,
+    _inject_framing,
+    _line_endings,
+    _overlong_line,
+    _json_value,
+    _json_value,
+    _json_value,
+]
+
+
+# --- invariants ---------------------------------------------------------------------------
+
+
+def _decode(protocol: str, pieces: Iterator[bytes] | list[bytes], strict: bool) -> Any:
+    decoder = unievent.StreamDecoder(protocol, stream_id="f", clock=lambda: 0, strict_arguments=strict, max_frame=MAX_FRAME)
+    events: list[Any] = []
+    raised: str | None = None
+    try:
+        for piece in pieces:
+            events += decoder.push(piece)
+    except unievent.FrameTooLargeError as error:
+        events += error.events
+        raised = type(error).__name__
+    last, outcome = decoder.finish()
+    return events + last, outcome, raised
+
+
+def _pieces(rng: random.Random, body: bytes) -> list[bytes]:
+    out, i = [], 0
+    while i < len(body):
+        n = rng.choice([1, 2, 3, 7, 64, 500, 4096])
+        out.append(body[i : i + n])
+        i += n
+    return out
+
+
+def check(protocol: str, body: bytes, strict: bool = True, rng: random.Random | None = None) -> str:
+    """Every invariant for one input; returns the end it decoded to."""
+    rng = rng or random.Random(len(body))
+    whole = _decode(protocol, [body], strict)
+    events, outcome, _raised = whole
+    unievent.validate(events, partial=outcome.end != "complete")
+    split = _decode(protocol, _pieces(rng, body), strict)
+    assert split == whole, "a random split decodes differently"
+    if len(body) <= BYTEWISE_LIMIT:
+        bytewise = _decode(protocol, (body[i : i + 1] for i in range(len(body))), strict)
+        assert bytewise == whole, "byte-at-a-time decodes differently"
+    deltas = "".join(e.item.text for e in events if isinstance(e, unievent.DeltaEvent) and type(e.item) is unievent.TextDelta)
+    kept = "".join(i.text for i in outcome.message.items if type(i) is unievent.TextDone)
+    assert deltas == kept, "the outcome's text is not the text that was emitted"
+    if outcome.end != "complete":
+        assert not any(type(i) is unievent.ToolCallDone for i in outcome.message.items), "a cut stream holds a tool call"
+    return str(outcome.end)
+
+
+def campaign(examples: int, seed: int = 0, seeds: list[Seed] | None = None) -> dict[str, int]:
+    """Check `examples` mutated inputs; raise on the first broken invariant."""
+    pool = seeds if seeds is not None else suite_seeds() + corpus_seeds()
+    ends: dict[str, int] = {}
+    for n in range(examples):
+        rng = random.Random(seed * 1_000_003 + n)
+        protocol, label, body = pool[n % len(pool)]
+        mutated = mutate(rng, body)
+        try:
+            end = check(protocol, mutated, strict=rng.random() < 0.7, rng=rng)
+        except Exception as failure:
+            raise AssertionError(f"input {n} (seed {seed}, from {label}, {len(mutated)} bytes): {failure!r}") from failure
+        ends[end] = ends.get(end, 0) + 1
+    return ends
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m tests.fuzzing", description=__doc__)
+    parser.add_argument("--examples", type=int, default=10_000)
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args(argv)
+    started = time.monotonic()
+    ends = campaign(args.examples, args.seed)
+    elapsed = time.monotonic() - started
+    print(f"{args.examples} inputs (seed {args.seed}) in {elapsed:.0f} s: no invariant broken; ends {ends}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
