@@ -184,7 +184,10 @@ def _mutate_json(rng: random.Random, payload: bytes) -> bytes | None:
     for step in path[:-1]:
         target = target[step]
     target[path[-1]] = marker
-    text = orjson.dumps(obj).decode()
+    try:
+        text = orjson.dumps(obj).decode()
+    except orjson.JSONEncodeError:  # a frame an earlier mutation nested too deep to write
+        return None
     return text.replace(json.dumps(marker), replacement).encode()
 
 
