@@ -133,6 +133,7 @@ _IDLE = ["waiting", "between"]
 _DEFER_MESSAGE = ["defer_reasoning", "open_message"]
 _DEFER_CALL = ["defer_reasoning", "open_call"]
 _DEFER_BUILTIN = ["defer_reasoning", "open_builtin"]
+_DEFER_REASONING = ["defer_reasoning", "open_reasoning"]
 # items that close when the next one starts without their done
 _LEFT_OPEN = ["message", "function_call", "builtin"]
 
@@ -148,6 +149,7 @@ TRANSITIONS = [
     {"trigger": "call_added", "source": "reasoning", "dest": "function_call", "after": _DEFER_CALL},
     {"trigger": "builtin_added", "source": _IDLE, "dest": "builtin", "after": ["open_builtin"]},
     {"trigger": "builtin_added", "source": "reasoning", "dest": "builtin", "after": _DEFER_BUILTIN},
+    {"trigger": "reasoning_added", "source": "reasoning", "dest": "reasoning", "after": _DEFER_REASONING},
     # inside a reasoning item
     {"trigger": "part", "source": "reasoning", "dest": "="},
     {"trigger": "thinking_delta", "source": "reasoning", "dest": "=", "after": ["thinking"]},

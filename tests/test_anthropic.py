@@ -809,3 +809,10 @@ def test_recorded_stream(entry: dict[str, Any]) -> None:
     # nothing the provider ran itself became a client tool call
     assert not {c[0] for c in calls} & {s["name"] for s in expected.get("server_tools", [])}
     assert outcome.anomalies == ()
+
+
+def test_a_thinking_block_cut_after_its_signature_keeps_it() -> None:
+    sig = delta(0, {"type": "signature_delta", "signature": "c2ln"})
+    _, outcome = decode(wire(message_start(), start(0, {"type": "thinking", "thinking": ""}), delta(0, {"type": "thinking_delta", "thinking": "hm"}), sig))
+    assert outcome.end == "truncated"
+    assert dones(outcome) == [ThinkingDone("hm", {"signature": "c2ln"})]

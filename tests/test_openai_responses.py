@@ -904,3 +904,41 @@ def test_corpus_stream_decodes_as_expected(entry: dict[str, Any]) -> None:
     for server_tool in expected.get("server_tools", []):
         name = server_tool if isinstance(server_tool, str) else server_tool.get("type") or server_tool.get("name")
         assert name in kinds
+
+
+# --- regressions: items closed by the next one, refusals, Mirobody pairing -----------------------------
+
+
+def test_a_reasoning_item_started_while_one_is_open_defers_the_open_one() -> None:
+    def reason(index: int, item_id: str, text: str) -> list[dict[str, Any]]:
+        where = {"output_index": index, "item_id": item_id, "summary_index": 0}
+        return [
+            added(index, {"id": item_id, "type": "reasoning", "summary": []}),
+            {"type": "response.reasoning_summary_text.delta", **where, "delta": text},
+        ]
+
+    done = item_done(1, {"id": "rs_2", "type": "reasoning", "summary": [{"type": "summary_text", "text": "b"}]})
+    _, outcome = decode(sse(created(), *reason(0, "rs_1", "a"), *reason(1, "rs_2", "b"), done, completed()))
+    assert outcome.end == "complete"
+    assert outcome.message.items == (ThinkingDone("a"), ThinkingDone("b"))
+
+
+def test_a_builtin_item_left_open_carries_no_other_items_frame() -> None:
+    ws = {"id": "ws_1", "type": "web_search_call", "status": "in_progress"}
+    _, outcome = decode(sse(created(), added(0, ws), *message(1, "hi"), completed()))
+    done = [s for s in outcome.side_events if s.phase == "done"]
+    assert [(s.kind, s.item_id, s.data) for s in done] == [("web_search_call", "ws_1", {"item": {}})]
+
+
+@pytest.mark.parametrize("how", ["deltas only", "item done only"])
+def test_a_refusal_is_kept_in_extras_however_it_arrives(how: str) -> None:
+    where = {"item_id": "m", "output_index": 0, "content_index": 0}
+    start = added(0, {"id": "m", "type": "message", "content": []})
+    if how == "deltas only":
+        body = [start, {"type": "response.refusal.delta", **where, "delta": "No"}, {"type": "response.refusal.delta", **where, "delta": "."}]
+        body.append(item_done(0, {"id": "m", "type": "message", "content": []}))
+    else:
+        body = [start, item_done(0, {"id": "m", "type": "message", "content": [{"type": "refusal", "refusal": "No."}]})]
+    _, outcome = decode(sse(created(), *body, completed()))
+    assert outcome.message.items == (TextDone("No."),)
+    assert outcome.extras["refusals"] == ["No."]

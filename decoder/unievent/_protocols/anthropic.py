@@ -217,10 +217,15 @@ class Anthropic(MachineHandler):
         return normalize_anthropic_finish(self.session.native_finish_reason)
 
     def at_end(self) -> None:
-        """A text block cut short keeps its citations."""
-        if self.kind == _TEXT and self.citations and self.index != -1:
+        """A text block cut short keeps its citations, a thinking block its signature."""
+        if self.index == -1:
+            return
+        if self.kind == _TEXT and self.citations:
             self.asm.text("", {"citations": self.citations})
             self.citations = []
+        elif self.kind == _THINKING and self.parts:
+            self.asm.thinking("", {"signature": "".join(self.parts)})
+            self.parts = []
 
     # --- message --------------------------------------------------------------------
 

@@ -141,7 +141,20 @@ _MIROBODY_CUT = 4096  # Mirobody cuts streamed tool results at this many charact
 class _Item:
     """The open output item: what the handler needs to know about it."""
 
-    __slots__ = ("announced", "any_text", "args_seen", "call_id", "id", "index", "kind", "name", "part_text", "pending")
+    __slots__ = (
+        "announced",
+        "any_text",
+        "args_seen",
+        "call_id",
+        "id",
+        "index",
+        "kind",
+        "name",
+        "part_text",
+        "pending",
+        "refusal",
+        "refusal_done",
+    )
 
     def __init__(self, kind: str, index: int | None, item_id: str | None) -> None:
         self.kind = kind
@@ -155,6 +168,9 @@ class _Item:
         self.announced = False
         self.args_seen = False
         self.pending: list[str] = []  # fragments before the call could be announced
+        # messages: refusal deltas, and whether a refusal.done recorded them
+        self.refusal: list[str] = []
+        self.refusal_done = False
 
 
 _str = as_str
@@ -461,7 +477,7 @@ class OpenAIResponses(MachineHandler):
         assert item is not None
         self.item = None
         self.session.note("item_left_open", f"output item {item.index} ({item.kind}) was open at {self.etype}")
-        self._close_item(item, {}, obj)
+        self._close_item(item, {}, {"item": {}})  # its done never came: nothing more is known of it
 
     # --- content ------------------------------------------------------------------------
 
@@ -469,15 +485,26 @@ class OpenAIResponses(MachineHandler):
         delta = obj.get("delta")
         if delta and type(delta) is str:
             self.asm.text(delta)
-            self.item.part_text = True  # type: ignore[union-attr]  # the message is open
+            item = self.item
+            assert item is not None  # the message is open
+            item.part_text = True
+            if self.etype == "response.refusal.delta":
+                item.refusal.append(delta)
 
     def _a_text_done(self, obj: dict[str, Any]) -> None:
         text = obj.get("text")
         if type(text) is not str:
             text = obj.get("refusal")
             if type(text) is str:
-                self.session.extras.setdefault("refusals", []).append(text)
+                self._refused(text)
         self._part_done(text, self.asm.text)
+
+    def _refused(self, text: str) -> None:
+        """A refusal is visible text, and kept in extras["refusals"] (once per message)."""
+        item = self.item
+        if item is not None:
+            item.refusal_done = True
+        self.session.extras.setdefault("refusals", []).append(text)
 
     def _part_done(self, text: Any, emit: Callable[[str], None]) -> None:
         """A part's `.done`: its text counts only when no delta of the part came
@@ -594,11 +621,15 @@ class OpenAIResponses(MachineHandler):
         self._finish_message(item, _dict(obj.get("item")))
 
     def _finish_message(self, item: _Item, done: dict[str, Any]) -> None:
+        refusal = "".join(item.refusal)
         if not (item.any_text or item.part_text):
             content = _list(done.get("content"))
-            text = _texts(content, ("output_text",), "text") + _texts(content, ("refusal",), "refusal")
+            refusal = _texts(content, ("refusal",), "refusal")
+            text = _texts(content, ("output_text",), "text") + refusal
             if text:
                 self.asm.text(text)
+        if refusal and not item.refusal_done:
+            self.session.extras.setdefault("refusals", []).append(refusal)
         if self.asm.open_kind == "text":
             self.asm.close()
 
@@ -761,7 +792,8 @@ class OpenAIResponses(MachineHandler):
             record = self._new_step(step)
         record["result"] = step.get("result")
         record["truncated"] = step.get("truncated") is True
-        self.session.side_event("mirobody_tool_result", "done", _step_key(step), obj)
+        # the step's key as its call gave it, so the call's and the result's side events pair up
+        self.session.side_event("mirobody_tool_result", "done", _step_key(record) or _step_key(step), obj)
 
     def _final_steps(self, response: dict[str, Any], obj: dict[str, Any]) -> None:
         for step in _list(response.get("tool_steps") or obj.get("tool_steps")):
