@@ -13,8 +13,9 @@ failing input is reproduced from its (seed, mutation) pair alone:
 
 Invariants, for each input (`check`): only unievent errors escape; every output passes
 `validate` (`partial=True` unless complete); the result of a whole push equals that of
-a random split and that of byte-at-a-time feeding; the text in the outcome equals the
-text deltas emitted; no tool call of a stream that did not complete is in its message.
+a random split, that of byte-at-a-time feeding and that of the full path alone (the
+on-demand path off); the text in the outcome equals the text deltas emitted; no tool
+call of a stream that did not complete is in its message.
 
     python -m tests.fuzzing --examples 100000          # a long campaign, prints a summary
     python tests/fuzz_atheris.py                      # coverage-guided, when atheris installs
@@ -24,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
 import sys
 import time
@@ -301,8 +303,18 @@ _MUTATIONS: list[Callable[[random.Random, bytes], bytes]] = [
 # --- invariants ---------------------------------------------------------------------------
 
 
-def _decode(protocol: str, pieces: Iterator[bytes] | list[bytes], strict: bool) -> Any:
-    decoder = unievent.StreamDecoder(protocol, stream_id="f", clock=lambda: 0, strict_arguments=strict, max_frame=MAX_FRAME)
+def _decode(protocol: str, pieces: Iterator[bytes] | list[bytes], strict: bool, slow: bool = False) -> Any:
+    previous = os.environ.get("UNIEVENT_SLOW_PATH")
+    os.environ["UNIEVENT_SLOW_PATH"] = "1" if slow else "0"
+    try:
+        decoder = unievent.StreamDecoder(
+            protocol, stream_id="f", clock=lambda: 0, strict_arguments=strict, max_frame=MAX_FRAME
+        )
+    finally:
+        if previous is None:
+            del os.environ["UNIEVENT_SLOW_PATH"]
+        else:
+            os.environ["UNIEVENT_SLOW_PATH"] = previous
     events: list[Any] = []
     raised: str | None = None
     try:
@@ -332,6 +344,7 @@ def check(protocol: str, body: bytes, strict: bool = True, rng: random.Random | 
     unievent.validate(events, partial=outcome.end != "complete")
     split = _decode(protocol, _pieces(rng, body), strict)
     assert split == whole, "a random split decodes differently"
+    assert _decode(protocol, [body], strict, slow=True) == whole, "the on-demand path decodes differently"
     if len(body) <= BYTEWISE_LIMIT:
         bytewise = _decode(protocol, (body[i : i + 1] for i in range(len(body))), strict)
         assert bytewise == whole, "byte-at-a-time decodes differently"

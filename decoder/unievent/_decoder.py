@@ -24,6 +24,7 @@ from unievent._events import DoneItem, Event, Message, ToolCallDone
 from unievent._framing import FRAME_JUNK, FRAME_OK, FRAME_OVER, Framer
 from unievent._framing.sse import DEFAULT_MAX_FRAME, SSEFramer
 from unievent._grammar import ArgumentsError
+from unievent._ondemand import fast_paths_enabled
 from unievent._outcome import End, Outcome, ProviderError
 from unievent._protocols import PROTOCOLS, ProtocolSpec
 from unievent._session import DEFAULT_MAX_RETAINED, Session
@@ -92,7 +93,12 @@ class StreamDecoder:
         self.asm = session.asm
         self.handler = spec.handler(session)
         self._handler_frame = self.handler.frame
-        self.framer: Framer = SSEFramer(self._frame, protocol, max_frame)
+        sink = self._frame
+        raw = getattr(self.handler, "raw", None)
+        if raw is not None and fast_paths_enabled():
+            self.handler.parse = self._object  # type: ignore[attr-defined]
+            sink = raw
+        self.framer: Framer = SSEFramer(sink, protocol, max_frame)
         self._ended: str | None = None
         self._refused: UniEventError | None = None
         self._argument_failure: ArgumentsError | None = None
@@ -159,6 +165,13 @@ class StreamDecoder:
 
     def _frame(self, event: str | None, payload: bytes) -> int:
         """The sink every framer feeds: parse the payload once, hand it on."""
+        obj = self._object(event, payload)
+        if isinstance(obj, int):
+            return obj
+        return FRAME_OVER if self._handler_frame(event, obj) else FRAME_OK
+
+    def _object(self, event: str | None, payload: bytes) -> dict[str, Any] | int:
+        """A frame's JSON object, or the FRAME_* status of a frame that is none."""
         try:
             obj = _loads(payload)
         except _JSONDecodeError:
@@ -168,9 +181,9 @@ class StreamDecoder:
         if len(payload) >= _SHORTEST_TOO_DEEP and too_deep(payload, obj):
             self.session.note("frame_too_deep", f"a frame nested deeper than {MAX_DEPTH} levels was not read")
             return FRAME_JUNK
-        return FRAME_OVER if self._handler_frame(event, obj) else FRAME_OK
+        return obj
 
-    def _odd_payload(self, event: str | None, payload: bytes) -> int:
+    def _odd_payload(self, event: str | None, payload: bytes) -> dict[str, Any] | int:
         stripped = payload.strip()
         if not stripped:
             return FRAME_OK
@@ -194,7 +207,12 @@ class StreamDecoder:
         if too_deep(text, obj):
             self.session.note("frame_too_deep", f"a frame nested deeper than {MAX_DEPTH} levels was not read")
             return FRAME_JUNK
-        return FRAME_OVER if self._handler_frame(event, obj) else FRAME_OK
+        return obj
+
+    @property
+    def fast_frames(self) -> int:
+        """How many frames the on-demand path took (see _ondemand.py)."""
+        return int(getattr(self.handler, "fast_frames", 0))
 
     # --- internals --------------------------------------------------------------------
 

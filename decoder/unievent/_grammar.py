@@ -282,6 +282,12 @@ _new = object.__new__
 _set_text = slot_setter(TextDelta, "text")
 _set_text_fidelity = slot_setter(TextDelta, "fidelity")
 _set_thinking = slot_setter(ThinkingDelta, "thinking")
+_set_event_item = slot_setter(DeltaEvent, "item")
+_set_event_created = slot_setter(DeltaEvent, "created_at")
+_set_args_name = slot_setter(ToolCallDelta, "name")
+_set_args = slot_setter(ToolCallDelta, "arguments")
+_set_args_id = slot_setter(ToolCallDelta, "tool_call_id")
+_set_args_fidelity = slot_setter(ToolCallDelta, "fidelity")
 _set_thinking_fidelity = slot_setter(ThinkingDelta, "fidelity")
 
 
@@ -384,7 +390,10 @@ class Assembler:
             item = _new(TextDelta)
             _set_text(item, text)
             _set_text_fidelity(item, None)
-            self.out.append(fast_delta_event(item, self.now))
+            event = _new(DeltaEvent)
+            _set_event_item(event, item)
+            _set_event_created(event, self.now)
+            self.out.append(event)
         else:
             self._add_text(G.K_TEXT, text, fidelity)
 
@@ -395,7 +404,10 @@ class Assembler:
             item = _new(ThinkingDelta)
             _set_thinking(item, thinking)
             _set_thinking_fidelity(item, None)
-            self.out.append(fast_delta_event(item, self.now))
+            event = _new(DeltaEvent)
+            _set_event_item(event, item)
+            _set_event_created(event, self.now)
+            self.out.append(event)
         else:
             self._add_text(G.K_THINKING, thinking, fidelity)
 
@@ -436,7 +448,15 @@ class Assembler:
             raise RuntimeError("tool-call arguments with no tool call open")
         if fragment:
             self._parts.append(fragment)
-            self.out.append(fast_delta_event(ToolCallDelta("", fragment, "", None), self.now))
+            item = _new(ToolCallDelta)
+            _set_args_name(item, "")
+            _set_args(item, fragment)
+            _set_args_id(item, "")
+            _set_args_fidelity(item, None)
+            event = _new(DeltaEvent)
+            _set_event_item(event, item)
+            _set_event_created(event, self.now)
+            self.out.append(event)
 
     def fidelity(self, fidelity: Fidelity) -> None:
         """Attach fidelity to the open item (an empty delta carries it), if it has none."""

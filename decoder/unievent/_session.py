@@ -12,6 +12,7 @@
 # are counted by kind (`Anomalies`).  Reaching the cap is itself an anomaly.
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, ClassVar, Protocol, cast
 
 from unievent._events import FinishReason, Usage
@@ -132,6 +133,9 @@ class MachineHandler:
 
     machine: ClassVar[Any]
     state: int
+    #: the decoder's full path for a frame's bytes (set when the handler has a `raw`
+    #: sink of its own): the parsed object, or the FRAME_* status of a frame that is none
+    parse: Callable[[str | None, bytes], dict[str, Any] | int]
 
     def end(self) -> End:
         machine = self.machine

@@ -39,7 +39,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, ClassVar
 
+import orjson
+
 from unievent._events import FinishReason
+from unievent._framing import FRAME_OK, FRAME_OVER
 from unievent._generated import anthropic as M
 from unievent._outcome import ProviderError
 from unievent._session import MachineHandler, Session
@@ -79,6 +82,16 @@ _KINDS: dict[str, int] = {
 }
 # states whose block_delta transition is "stay here and apply the delta" (from the table)
 _DELTA_LOOPS = frozenset(s for s in range(len(M.STATES)) if _NEXT[s][_DELTA] == s and _DO[s][_DELTA] == (_APPLY,))
+
+_loads = orjson.loads
+_JSONDecodeError = orjson.JSONDecodeError
+# The hot delta of each block kind, as Anthropic writes it: the frame up to its one
+# string (the index filled in when the block opens), then `}`, spaces, `}`.
+_HOT_HEAD = {
+    "text": b'{"type":"content_block_delta","index":%d,"delta":{"type":"text_delta","text":',
+    "thinking": b'{"type":"content_block_delta","index":%d,"delta":{"type":"thinking_delta","thinking":',
+    "tool_use": b'{"type":"content_block_delta","index":%d,"delta":{"type":"input_json_delta","partial_json":',
+}
 
 # block kinds
 _TEXT, _THINKING, _REDACTED, _TOOL, _SIDE = range(5)
@@ -124,8 +137,39 @@ class Anthropic(MachineHandler):
         self.args_whole = False  # the tool_use start carried its input
         self.call_name = ""  # a tool_use block implied by its deltas: named late
         self.on_delta: Callable[[dict[str, Any]], None] = self._side_block_delta
+        # on-demand parsing (see _ondemand.py): the open block's hot delta head, and
+        # what its string is given to
+        self.hot_head: bytes | None = None
+        self.hot_emit: Callable[[str], None] = self.asm.text
+        self.fast_frames = 0
 
     # --- frames ---------------------------------------------------------------------
+
+    def raw(self, event: str | None, payload: bytes) -> int:
+        """The framer's sink: the open block's hot delta is taken on demand (the frame
+        is `hot_head`, one JSON string, `}`, spaces, `}`: exactly the frame the full
+        path would read as that block's delta); everything else is parsed whole."""
+        head = self.hot_head
+        if head is not None and payload.startswith(head):
+            if payload.endswith(b"}}"):
+                body = payload[len(head) : -2]
+            else:  # the API pads its frames: `}`, spaces, `}`
+                body = payload[len(head) :].rstrip(b" ")
+                body = body[:-1].rstrip(b" ") if body.endswith(b"}") else b""
+                body = body[:-1] if body.endswith(b"}") else b""
+            try:
+                value = _loads(body)
+            except _JSONDecodeError:
+                value = None
+            if type(value) is str and self.state in _DELTA_LOOPS:
+                self.state = _NEXT[self.state][_DELTA]  # the table's loop: stay, apply_delta
+                self.hot_emit(value)
+                self.fast_frames += 1
+                return FRAME_OK
+        obj = self.parse(event, payload)
+        if isinstance(obj, int):
+            return obj
+        return FRAME_OVER if self.frame(event, obj) else FRAME_OK
 
     def frame(self, event: str | None, obj: dict[str, Any]) -> bool:
         kind = obj.get("type")
@@ -246,6 +290,7 @@ class Anthropic(MachineHandler):
     def _new_message(self) -> None:
         self.index = -1
         self.last_index = -1
+        self.hot_head = None
 
     def _take_usage(self, obj: dict[str, Any]) -> None:
         self._usage(obj.get("usage"))
@@ -326,15 +371,22 @@ class Anthropic(MachineHandler):
         else:
             self.index = -2  # open, but no later frame names it by index
 
+    def _hot(self, kind: str, emit: Callable[[str], None]) -> None:
+        """The open block's hot delta may be taken on demand (a block with a usable index)."""
+        self.hot_head = _HOT_HEAD[kind] % self.index if self.index >= 0 else None
+        self.hot_emit = emit
+
     def _start_block(self, index: Any, block: dict[str, Any]) -> None:
         self._take_index(index)
         self.implied = False
+        self.hot_head = None
         btype = block.get("type")
         kind = _BLOCK_KINDS.get(btype, _SIDE) if type(btype) is str else _SIDE
         self.kind = kind
         self.parts = []
         if kind == _TEXT:
             self.on_delta = self._text_delta
+            self._hot("text", self.asm.text)
             self.citations = []
             cited = block.get("citations")
             if type(cited) is list:
@@ -344,6 +396,7 @@ class Anthropic(MachineHandler):
                 self.asm.text(text)
         elif kind == _THINKING:
             self.on_delta = self._thinking_delta
+            self._hot("thinking", self.asm.thinking)
             thinking = block.get("thinking")
             if thinking and type(thinking) is str:
                 self.asm.thinking(thinking)
@@ -365,6 +418,8 @@ class Anthropic(MachineHandler):
             self.on_delta = self._tool_delta
             given = block.get("input")
             self.args_whole = bool(given) and type(given) is dict
+            if not self.args_whole:
+                self._hot("tool_use", self._tool_fragment)
             self.asm.tool_call(name, self._call_id(block), json_text(given) if self.args_whole else "")
         else:
             self._open_side(block)
@@ -387,6 +442,7 @@ class Anthropic(MachineHandler):
             self._take_index(index)
             self.kind = _TOOL
             self.on_delta = self._tool_delta
+            self.hot_head = None  # until a late start names the call
             self.parts = []
             self.args_whole = False
             self.call_name = ""
@@ -405,6 +461,7 @@ class Anthropic(MachineHandler):
                 self.call_name = name
                 self.asm.tool_call(name, self._call_id(block), "".join(self.parts))
                 self.parts = []
+                self._hot("tool_use", self._tool_fragment)
 
     def _open_side(self, block: dict[str, Any]) -> None:
         self.on_delta = self._side_block_delta
@@ -463,15 +520,20 @@ class Anthropic(MachineHandler):
         delta = obj.get("delta")
         if type(delta) is dict and delta.get("type") == "input_json_delta":
             fragment = delta.get("partial_json")
-            if fragment and type(fragment) is str:
-                if self.args_whole:
-                    self.session.note("late_arguments", f"tool_use block {self.index} sent input after a whole input")
-                elif self.asm.open_kind == "tool_call":
-                    self.asm.tool_arguments(fragment)
-                else:
-                    self.parts.append(fragment)  # an implied call not named yet
+            if type(fragment) is str:
+                self._tool_fragment(fragment)
             return
         self._odd_delta(obj)
+
+    def _tool_fragment(self, fragment: str) -> None:
+        if not fragment:
+            return
+        if self.args_whole:
+            self.session.note("late_arguments", f"tool_use block {self.index} sent input after a whole input")
+        elif self.asm.open_kind == "tool_call":
+            self.asm.tool_arguments(fragment)
+        else:
+            self.parts.append(fragment)  # an implied call not named yet
 
     def _odd_delta(self, obj: dict[str, Any]) -> None:
         """A delta this block kind does not know (or no delta object): kept, never dropped."""
@@ -509,6 +571,7 @@ class Anthropic(MachineHandler):
         kind = self.kind
         self.index = -1
         self.implied = False
+        self.hot_head = None
         if kind == _SIDE:
             self._close_side()
             return

@@ -10,9 +10,11 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 from unievent._events import FinishReason
+from unievent._framing import FRAME_OK, FRAME_OVER
 from unievent._generated import openai_chat as M
 from unievent._grammar import parse_arguments
 from unievent._jsonscan import Nesting
+from unievent._ondemand import Template
 from unievent._outcome import ProviderError
 from unievent._session import MachineHandler, Session
 from unievent._shared import error_of, json_text
@@ -31,6 +33,12 @@ _SY_FINISH_CHUNK = M.SY_FINISH_CHUNK
 _APPLY_ONLY = tuple(tuple(actions == (_APPLY,) for actions in row) for row in _DO)
 # states in which no further chunk is read: the decoder stops feeding frames
 _TERMINAL = frozenset(s for s in range(len(M.STATES)) if _NEXT[s][M.SY_CHUNK] < 0)
+# states whose chunk transition is "stay here and apply the chunk": where the on-demand
+# path may take a text chunk (the table still decides)
+_CHUNK_LOOPS = tuple(_NEXT[s][_SY_CHUNK] == s and _APPLY_ONLY[s][_SY_CHUNK] for s in range(len(M.STATES)))
+_CONTENT = ("choices", 0, "delta", "content")
+_ARGUMENTS = ("choices", 0, "delta", "tool_calls", 0, "function", "arguments")
+_LEARN_TRIES = 4  # full-path text chunks from which a template is learned, at most
 
 _RF_CONTENT = {"reasoning_field": "reasoning_content"}
 _RF_REASONING = {"reasoning_field": "reasoning"}
@@ -115,8 +123,66 @@ class OpenAIChat(MachineHandler):
         self.made_calls = False
         self.model: str | None = None
         self.annotations: list[Any] = []  # url_citation annotations of the open text
+        # on-demand parsing (see _ondemand.py): the learned text chunk, how often the
+        # full path may still learn one, and whether the last frame could teach it
+        self.hot: Template | None = None
+        self.hot_args: Template | None = None  # the open call's arguments fragment
+        self.hot_call: _Call | None = None
+        self.learn_tries = _LEARN_TRIES
+        self.learnable: bool | None = None
+        self.learnable_call: _Call | None = None
+        self.fast_frames = 0
 
     # --- frames ---------------------------------------------------------------------
+
+    def raw(self, event: str | None, payload: bytes) -> int:
+        """The framer's sink: a text chunk, or an arguments fragment of the open tool
+        call, that matches its learned template is applied on demand; every other
+        frame is parsed whole (`parse`) and goes to `frame`."""
+        if event != "error" and _CHUNK_LOOPS[self.state]:
+            hot = self.hot
+            if hot is not None:
+                text = hot.match(payload)
+                if text is not None:
+                    self.state = _NEXT[self.state][_SY_CHUNK]  # the table's loop: stay, apply_chunk
+                    self.asm.text(text)
+                    self.fast_frames += 1
+                    return FRAME_OK
+            hot = self.hot_args
+            if hot is not None:
+                fragment = hot.match(payload)
+                call = self.current
+                if fragment is not None and call is self.hot_call and call is not None and call.open:
+                    self.state = _NEXT[self.state][_SY_CHUNK]
+                    if self.asm.open_kind != "tool_call":
+                        call.open, call.closed = False, True  # as _update would find it
+                        self._update(call, "", "", fragment)
+                    elif fragment:
+                        call.add(fragment)
+                        self.asm.tool_arguments(fragment)
+                    self.fast_frames += 1
+                    return FRAME_OK
+        obj = self.parse(event, payload)
+        if isinstance(obj, int):
+            return obj
+        self.learnable = self.learnable_call = None
+        over = self.frame(event, obj)
+        if self.learn_tries and not over:
+            if self.learnable is not None:
+                self._learn(Template.learn(payload, obj, _CONTENT, None), None)
+            elif self.learnable_call is not None:
+                self._learn(Template.learn(payload, obj, _ARGUMENTS, None), self.learnable_call)
+        return FRAME_OVER if over else FRAME_OK
+
+    def _learn(self, template: Template | None, call: _Call | None) -> None:
+        if template is None:
+            self.learn_tries -= 1
+            return
+        self.learn_tries = _LEARN_TRIES
+        if call is None:
+            self.hot = template
+        else:
+            self.hot_args, self.hot_call = template, call
 
     def frame(self, event: str | None, obj: dict[str, Any]) -> bool:
         if obj.get("error") is not None or event == "error":
@@ -182,6 +248,9 @@ class OpenAIChat(MachineHandler):
         content = delta.get("content")
         if len(delta) == 1 and content and type(content) is str:
             self.asm.text(content)  # most chunks: a bit of text and nothing else
+            # a chunk the on-demand path could take: nothing in it but the text
+            if not obj.get("usage") and not x_groq and not choice.get("finish_reason"):
+                self.learnable = True
             return
         # order within a chunk: reasoning, then text (and its annotations), then tool calls
         self._reasoning(delta)
@@ -196,6 +265,26 @@ class OpenAIChat(MachineHandler):
         tool_calls = delta.get("tool_calls")
         if tool_calls and type(tool_calls) is list:
             self._tool_calls(tool_calls)
+            if len(delta) == 1 and len(tool_calls) == 1 and not obj.get("usage") and not x_groq:
+                self._learnable_fragment(tool_calls[0], choice)
+
+    def _learnable_fragment(self, fragment: Any, choice: dict[str, Any]) -> None:
+        """A chunk the on-demand path could take: one arguments fragment of the open
+        call (its index and nothing else beside it), nothing more in the chunk."""
+        call = self.current
+        function = fragment.get("function") if type(fragment) is dict else None
+        index = fragment.get("index") if type(fragment) is dict else None
+        if (
+            call is not None
+            and call.open
+            and type(function) is dict
+            and set(function) == {"arguments"}
+            and set(fragment) <= {"index", "function", "type"}
+            and type(index) is int
+            and self.calls.get(index) is call
+            and not choice.get("finish_reason")
+        ):
+            self.learnable_call = call
 
     def _annotate(self, annotations: list[Any]) -> None:
         """OpenRouter / Perplexity `url_citation`s: gathered while their text item is

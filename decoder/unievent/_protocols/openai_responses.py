@@ -43,7 +43,9 @@ from collections.abc import Callable
 from typing import Any, ClassVar
 
 from unievent._events import FinishReason
+from unievent._framing import FRAME_OK, FRAME_OVER
 from unievent._generated import openai_responses as M
+from unievent._ondemand import Template
 from unievent._outcome import ProviderError
 from unievent._session import MachineHandler, Session
 from unievent._shared import as_dict, as_int, as_list, as_str, code_of, error_of, json_text, shown
@@ -135,6 +137,8 @@ _LATE = {
     M.SY_THINKING_DONE: M.SY_LATE_REASONING,
     M.SY_ITEM_DONE: M.SY_LATE_REASONING_DONE,
 }
+_DELTA_PATH = ("delta",)
+_LEARN_TRIES = 4  # failed attempts to learn a template, per item, before giving up
 _MIROBODY_CUT = 4096  # Mirobody cuts streamed tool results at this many characters
 
 
@@ -221,8 +225,49 @@ class OpenAIResponses(MachineHandler):
         self.step_by_id: dict[str, dict[str, Any]] = {}
         self.step_by_call: dict[str, dict[str, Any]] = {}
         self.from_state = M.INITIAL  # the state the current transition left
+        # on-demand parsing (see _ondemand.py): the open item's hot delta template, the
+        # item and state it holds for, and what its string is given to
+        self.hot: Template | None = None
+        self.hot_item: _Item | None = None
+        self.hot_state = -1
+        self.hot_counted = False
+        self.hot_emit: Callable[[str], None] = self._hot_text
+        self.learn: Callable[[str], None] | None = None  # the frame just read could teach a template
+        self.learn_tries = _LEARN_TRIES
+        self.fast_frames = 0
 
     # --- frames ---------------------------------------------------------------------
+
+    def raw(self, event: str | None, payload: bytes) -> int:
+        """The framer's sink: the open item's hot delta is taken on demand when it
+        matches the template learned from that item's earlier deltas, its sequence
+        number the one expected; every other frame is parsed whole."""
+        hot = self.hot
+        if hot is not None:
+            value = hot.match(payload, self.next_seq)
+            if value is not None and self.state == self.hot_state and self.item is self.hot_item:
+                if self.hot_counted:
+                    self.next_seq += 1
+                self.hot_emit(value)
+                self.fast_frames += 1
+                return FRAME_OK
+        obj = self.parse(event, payload)
+        if isinstance(obj, int):
+            return obj
+        self.learn = None
+        over = self.frame(event, obj)
+        if self.item is not self.hot_item:
+            self.hot = None
+        learn = self.learn
+        if learn is not None and self.learn_tries and not over:
+            seq = obj.get("sequence_number")
+            template = Template.learn(payload, obj, _DELTA_PATH, seq if type(seq) is int else None)
+            if template is None:
+                self.learn_tries -= 1
+            else:
+                self.hot, self.hot_item, self.hot_state = template, self.item, self.state
+                self.hot_counted, self.hot_emit = type(seq) is int, learn
+        return FRAME_OVER if over else FRAME_OK
 
     def frame(self, event: str | None, obj: dict[str, Any]) -> bool:
         get = obj.get
@@ -483,13 +528,21 @@ class OpenAIResponses(MachineHandler):
 
     def _a_text(self, obj: dict[str, Any]) -> None:
         delta = obj.get("delta")
-        if delta and type(delta) is str:
-            self.asm.text(delta)
-            item = self.item
-            assert item is not None  # the message is open
-            item.part_text = True
-            if self.etype == "response.refusal.delta":
+        if self.etype == "response.refusal.delta":
+            if delta and type(delta) is str:
+                self.asm.text(delta)
+                item = self.item
+                assert item is not None  # the message is open
+                item.part_text = True
                 item.refusal.append(delta)
+        elif type(delta) is str:
+            self._hot_text(delta)
+            self.learn = self._hot_text
+
+    def _hot_text(self, delta: str) -> None:
+        if delta:
+            self.asm.text(delta)
+            self.item.part_text = True  # type: ignore[union-attr]  # the message is open
 
     def _a_text_done(self, obj: dict[str, Any]) -> None:
         text = obj.get("text")
@@ -525,7 +578,12 @@ class OpenAIResponses(MachineHandler):
 
     def _a_thinking(self, obj: dict[str, Any]) -> None:
         delta = obj.get("delta")
-        if delta and type(delta) is str:
+        if type(delta) is str:
+            self._hot_thinking(delta)
+            self.learn = self._hot_thinking
+
+    def _hot_thinking(self, delta: str) -> None:
+        if delta:
             self.asm.thinking(delta)
             self.item.part_text = True  # type: ignore[union-attr]  # the reasoning item is open
 
@@ -534,7 +592,12 @@ class OpenAIResponses(MachineHandler):
 
     def _a_arguments(self, obj: dict[str, Any]) -> None:
         delta = obj.get("delta")
-        if delta and type(delta) is str:
+        if type(delta) is str:
+            self._hot_arguments(delta)
+            self.learn = self._hot_arguments
+
+    def _hot_arguments(self, delta: str) -> None:
+        if delta:
             call = self.item
             assert call is not None
             call.args_seen = True

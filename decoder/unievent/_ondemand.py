@@ -1,0 +1,203 @@
+# On-demand parsing of the hot frames: recognize the frame a long answer is made of
+# without parsing all of its JSON.
+#
+# Most frames of a long answer are one shape per protocol (an Anthropic text delta, an
+# OpenAI chunk whose only delta is `content`, a Responses `output_text.delta`): the
+# same bytes every time but for one JSON string.  A template holds those bytes; a frame
+# matches when its bytes equal them wherever they are fixed and what lies in the hole
+# parses (orjson) as exactly one JSON string.  Then the whole frame parses to the
+# template's object with that string in place, so the handler may apply it as the
+# full path would.  Any difference, however small, leaves the frame to the full path.
+#
+# Besides the string, two fields may change from frame to frame: a counter (Responses
+# `sequence_number`), compared byte for byte with the digits of the number the handler
+# expects, and a padding string (OpenAI's `obfuscation`), which no handler reads,
+# accepted when it is ASCII letters and digits only (so it holds no quote: the quote
+# that opens or closes it is the one nearest the string).  Every comparison is one C
+# call; a pure-Python loop over a frame's parts would cost more than parsing it.
+#
+# Templates are learned from a frame the full path parsed (`Template.learn`) and
+# trusted only after a frame rebuilt from them, with another string, counter and
+# padding, parses back to the learned object with exactly those changed.  Anthropic's
+# delta frames are fixed by the protocol and matched in its handler directly.
+#
+# `UNIEVENT_SLOW_PATH=1` in the environment turns the fast paths off (the differential
+# tests decode everything both ways and require the same result).
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import orjson
+
+__all__ = ["Template", "fast_paths_enabled"]
+
+_loads = orjson.loads
+_JSONDecodeError = orjson.JSONDecodeError
+
+_COUNTER_KEY = b'"sequence_number":'
+_PAD_KEY = b'"obfuscation":"'
+_PROBE = 'é \\ x\t\n'  # JSON escapes of several kinds, none before the closing quote
+_PROBE_PAD = "Zz9"
+
+# the holes of a template, and where a padding lies
+_STRING, _COUNTER, _PAD = 0, 1, 2
+_PAD_LAST, _PAD_FIRST = 1, 2
+
+
+def fast_paths_enabled() -> bool:
+    """False when UNIEVENT_SLOW_PATH is set to anything but "" or "0"."""
+    return os.environ.get("UNIEVENT_SLOW_PATH", "") in ("", "0")
+
+
+class Template:
+    """A hot frame's bytes: literals around holes.
+
+    `payload == literals[0] + hole[0] + literals[1] + ... + hole[-1] + literals[-1]`,
+    each hole the string, the counter or the padding (the string always; the others
+    at most once each, the counter not between the other two).  For matching, the
+    literals (and the counter's digits) before the string and the padding form `head`,
+    those after them `tail`: two comparisons; a padding next to the string ends at the
+    quote nearest to the string (a padding holds no quote), and `between` must lie
+    between the two.
+    """
+
+    __slots__ = (
+        "between",
+        "counter_in_head",
+        "counter_in_tail",
+        "head",
+        "head2",
+        "holes",
+        "literals",
+        "pad",
+        "tail",
+        "tail2",
+    )
+
+    def __init__(self, literals: tuple[bytes, ...], holes: tuple[int, ...]) -> None:
+        self.literals = literals
+        self.holes = holes
+        self.counter_in_head = bool(holes) and holes[0] == _COUNTER
+        self.counter_in_tail = bool(holes) and holes[-1] == _COUNTER
+        # head [+ digits + head2]
+        #   + (padding + between + string | string [+ between + padding])
+        #   + [tail2 + digits +] tail
+        self.head = literals[0]
+        self.head2 = literals[1] if self.counter_in_head else b""
+        self.tail = literals[-1]
+        self.tail2 = literals[-2] if self.counter_in_tail else b""
+        inner = tuple(h for h in holes if h != _COUNTER)
+        self.pad = 0 if len(inner) == 1 else (_PAD_LAST if inner[1] == _PAD else _PAD_FIRST)
+        first = 1 if self.counter_in_head else 0
+        self.between = literals[first + 1] if self.pad else b""
+
+    def match(self, payload: bytes, counter: int = 0) -> str | None:
+        """The frame's string when `payload` is this template's frame, else None."""
+        head = self.head
+        if self.counter_in_head:
+            head = head + b"%d" % counter + self.head2
+        tail = self.tail
+        if self.counter_in_tail:
+            tail = self.tail2 + b"%d" % counter + tail
+        if not payload.startswith(head) or not payload.endswith(tail):
+            return None
+        start = len(head)
+        end = len(payload) - len(tail)
+        pad = self.pad
+        if pad == _PAD_LAST:
+            quote = payload.rfind(b'"', start, end)  # the padding's opening quote
+            if quote < start or not payload.endswith(self.between, start, quote + 1):
+                return None
+            padding = payload[quote + 1 : end]
+            if padding and not padding.isalnum():
+                return None
+            end = quote + 1 - len(self.between)
+        elif pad == _PAD_FIRST:
+            quote = payload.find(b'"', start, end)  # the padding's closing quote
+            if quote < 0 or not payload.startswith(self.between, quote):
+                return None
+            padding = payload[start:quote]
+            if padding and not padding.isalnum():
+                return None
+            start = quote + len(self.between)
+        if end <= start:
+            return None
+        try:
+            value = _loads(payload[start:end])
+        except _JSONDecodeError:
+            return None
+        return value if type(value) is str else None
+
+    # --- learning -----------------------------------------------------------------------
+
+    @classmethod
+    def learn(
+        cls, payload: bytes, obj: dict[str, Any], path: tuple[str | int, ...], counter: int | None
+    ) -> Template | None:
+        """A template from a frame the full path parsed: `path` leads to the string in
+        `obj`; `counter` is the frame's sequence number when it has one.  None when
+        the frame's bytes do not show its fields unambiguously."""
+        value: Any = obj
+        for step in path:
+            value = value[step]
+        name = path[-1]
+        if type(value) is not str or type(name) is not str:
+            return None
+        holes = [_span(payload, b'"' + name.encode() + b'":', orjson.dumps(value), b"", _STRING)]
+        if counter is not None:
+            holes.append(_span(payload, _COUNTER_KEY, b"%d" % counter, b"", _COUNTER))
+        pad = obj.get("obfuscation")
+        if type(pad) is str and _is_padding(pad.encode()):
+            holes.append(_span(payload, _PAD_KEY, pad.encode(), b'"', _PAD))
+        spans = sorted(h for h in holes if h is not None)
+        if len(spans) < len(holes):
+            return None
+        literals = [payload[: spans[0][0]]]
+        literals += [payload[spans[i][1] : spans[i + 1][0]] for i in range(len(spans) - 1)]
+        literals.append(payload[spans[-1][1] :])
+        template = cls(tuple(literals), tuple(kind for _start, _end, kind in spans))
+        return template if template._rebuilds(obj, path, counter) else None
+
+    def _rebuilds(self, obj: dict[str, Any], path: tuple[str | int, ...], counter: int | None) -> bool:
+        """A frame built from the template with another string (counter, padding)
+        parses to `obj` with exactly those changed, and matches the template."""
+        probe_counter = (counter or 0) + 7
+        filling = {_STRING: orjson.dumps(_PROBE), _COUNTER: b"%d" % probe_counter, _PAD: _PROBE_PAD.encode()}
+        frame = self.literals[0]
+        for hole, literal in zip(self.holes, self.literals[1:], strict=True):
+            frame += filling[hole] + literal
+        expected = _replaced(obj, path, _PROBE)
+        if _COUNTER in self.holes:
+            expected["sequence_number"] = probe_counter
+        if _PAD in self.holes:
+            expected["obfuscation"] = _PROBE_PAD
+        try:
+            rebuilt = _loads(frame)
+        except _JSONDecodeError:
+            return False
+        return bool(rebuilt == expected and self.match(frame, probe_counter) == _PROBE)
+
+
+def _is_padding(text: bytes) -> bool:
+    return not text or (text.isalnum() and text.isascii())
+
+
+def _span(payload: bytes, key: bytes, value: bytes, after: bytes, kind: int) -> tuple[int, int, int] | None:
+    """Where `value` (written right after `key`, followed by `after`) is in `payload`,
+    when it occurs exactly once."""
+    needle = key + value + after
+    at = payload.find(needle)
+    if at < 0 or payload.find(needle, at + 1) >= 0:
+        return None
+    start = at + len(key)
+    return start, start + len(value), kind
+
+
+def _replaced(obj: Any, path: tuple[str | int, ...], value: str) -> Any:
+    """A copy of `obj` with the value at `path` replaced (containers on the path copied)."""
+    if not path:
+        return value
+    copy: Any = dict(obj) if type(obj) is dict else list(obj)
+    copy[path[0]] = _replaced(obj[path[0]], path[1:], value)
+    return copy

@@ -1,0 +1,173 @@
+"""The on-demand path is exact: with it and without it (UNIEVENT_SLOW_PATH=1) every
+stream decodes to the same events, outcome and anomalies, and it is really taken on
+the frames long answers are made of.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import os
+import random
+import sys
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import unievent
+from tests import fuzzing
+
+REPO = Path(__file__).resolve().parent.parent
+CONFORMANCE = REPO / "tests" / "conformance"
+sys.path.insert(0, str(REPO / "tests" / "bench"))
+gen: Any = importlib.import_module("gen")  # the benchmark's stream generator
+
+
+def decode(protocol: str, pieces: list[bytes], slow: bool, **options: Any) -> tuple[Any, ...]:
+    """Events, outcome and the exception raised (if any), one path forced."""
+    previous = os.environ.get("UNIEVENT_SLOW_PATH")
+    os.environ["UNIEVENT_SLOW_PATH"] = "1" if slow else "0"
+    try:
+        decoder = unievent.StreamDecoder(protocol, stream_id="s", clock=lambda: 0, **options)
+    finally:
+        if previous is None:
+            del os.environ["UNIEVENT_SLOW_PATH"]
+        else:
+            os.environ["UNIEVENT_SLOW_PATH"] = previous
+    events: list[Any] = []
+    raised = None
+    try:
+        for piece in pieces:
+            events += decoder.push(piece)
+    except unievent.UniEventError as error:
+        raised = type(error).__name__
+        events += getattr(error, "events", [])
+    last, outcome = decoder.finish()
+    return events + last, outcome, raised, decoder.fast_frames
+
+
+def same_both_ways(protocol: str, pieces: list[bytes], **options: Any) -> int:
+    fast = decode(protocol, pieces, slow=False, **options)
+    slow = decode(protocol, pieces, slow=True, **options)
+    assert fast[:3] == slow[:3]
+    assert slow[3] == 0
+    return int(fast[3])
+
+
+def test_corpus_streams_decode_the_same_both_ways() -> None:
+    seeds = fuzzing.corpus_seeds()
+    if not seeds:
+        pytest.skip("../shared/corpus is not here")
+    taken = 0
+    rng = random.Random(7)
+    for protocol, _label, body in seeds:
+        taken += same_both_ways(protocol, [body])
+        cuts = sorted(rng.sample(range(1, len(body)), min(20, len(body) - 1)))
+        same_both_ways(protocol, [body[a:b] for a, b in zip([0, *cuts], [*cuts, len(body)], strict=True)])
+    assert taken > 1000  # the recorded streams' text deltas take the path
+
+
+@pytest.mark.parametrize("path", sorted(CONFORMANCE.glob("*.json")), ids=lambda p: p.stem)
+def test_conformance_streams_decode_the_same_both_ways(path: Path) -> None:
+    case = json.loads(path.read_text())
+    pieces = [chunk.encode("latin-1") for chunk in case["chunks"]]
+    options = {k: v for k, v in case["options"].items() if k != "stream_id"}
+    same_both_ways(case["protocol"], pieces, **options)
+
+
+@pytest.mark.parametrize("protocol", fuzzing.PROTOCOLS)
+def test_mutated_streams_decode_the_same_both_ways(protocol: str) -> None:
+    seeds = [s for s in fuzzing.suite_seeds() + fuzzing.corpus_seeds() if s[0] == protocol]
+    for n in range(150):
+        rng = random.Random(n)
+        body = fuzzing.mutate(rng, seeds[n % len(seeds)][2])
+        same_both_ways(protocol, [body], max_frame=fuzzing.MAX_FRAME)
+
+
+@pytest.mark.parametrize("protocol", ["openai_chat", "anthropic", "openai_responses"])
+def test_the_benchmark_streams_take_the_path(protocol: str) -> None:
+    stream = getattr(gen, protocol)(400)
+    frames = stream.data.count(b"data: ")
+    fast = decode(protocol, [stream.data], slow=False)
+    assert fast[1].end == "complete"
+    assert fast[3] >= 0.85 * frames, (fast[3], frames)
+
+
+# --- single-byte changes to the frames the path takes ------------------------------------
+
+HOT = {
+    "openai_chat": gen.openai_chat(60).data,
+    "anthropic": gen.anthropic(60).data,
+    "openai_responses": gen.openai_responses(60).data,
+}
+# bytes that change a JSON text's meaning or validity in every way that matters here:
+# structure, quotes, escapes, whitespace, digits, letters, raw newlines, bad UTF-8
+EDITS = [b" ", b"\t", b'"', b"\\", b"{", b"}", b",", b":", b"0", b"9", b"a", b"Z", b"\n", b"\xff", b"\xc3", b"\x00", b""]
+
+
+def interesting(payload: bytes) -> list[int]:
+    """Where a changed byte matters most: at and beside every quote, bracket, colon,
+    comma and digit, and throughout the end of the frame (its padding and suffix)."""
+    marks = {i for i, byte in enumerate(payload) if byte in b'"{}[]:,0123456789\\'}
+    near = {j for i in marks for j in (i - 1, i, i + 1) if 0 <= j < len(payload)}
+    return sorted(near | set(range(max(0, len(payload) - 40), len(payload))))
+
+
+@settings(max_examples=1500, deadline=None)
+@given(st.sampled_from(sorted(HOT)), st.data(), st.sampled_from(EDITS), st.booleans())
+def test_any_byte_of_a_hot_frame_changed_decodes_the_same_both_ways(
+    protocol: str, data: st.DataObject, edit: bytes, insert: bool
+) -> None:
+    frames = HOT[protocol].split(b"\n\n")
+    index = data.draw(st.integers(0, len(frames) - 1))
+    head, found, payload = frames[index].partition(b"data: ")
+    if not found:
+        return
+    at = data.draw(st.sampled_from(interesting(payload)))
+    payload = payload[:at] + edit + payload[at + (0 if insert else 1) :]
+    frames[index] = head + found + payload
+    same_both_ways(protocol, [b"\n\n".join(frames)])
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.sampled_from(sorted(HOT)), st.data())
+def test_reordered_keys_and_duplicate_keys_decode_the_same_both_ways(protocol: str, data: st.DataObject) -> None:
+    frames = HOT[protocol].split(b"\n\n")
+    index = data.draw(st.integers(0, len(frames) - 1))
+    head, found, payload = frames[index].partition(b"data: ")
+    try:
+        obj = orjson.loads(payload)
+    except orjson.JSONDecodeError:
+        return
+    if type(obj) is not dict:
+        return
+    keys = list(obj)
+    order = data.draw(st.permutations(keys))
+    text = "{" + ",".join(f"{json.dumps(k)}:{orjson.dumps(obj[k]).decode()}" for k in order)
+    if data.draw(st.booleans()) and keys:
+        key = data.draw(st.sampled_from(keys))
+        text += f',{json.dumps(key)}:{json.dumps("dup")}'  # a duplicate key: the last one wins
+    frames[index] = head + found + (text + "}").encode()
+    same_both_ways(protocol, [b"\n\n".join(frames)])
+
+
+VALUES = ["5", "-0.5e3", "null", "true", "[]", '["x"]', "{}", '{"a":"b"}', '""', '"\\u00e9\\"q\\\\"', '"a\\\\"', '"\\ud83d\\ude00"']
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.sampled_from(sorted(HOT)), st.data(), st.sampled_from(VALUES))
+def test_another_json_value_in_the_hole_decodes_the_same_both_ways(protocol: str, data: st.DataObject, value: str) -> None:
+    frames = HOT[protocol].split(b"\n\n")
+    index = data.draw(st.integers(0, len(frames) - 1))
+    for key in (b'"text":', b'"thinking":', b'"partial_json":', b'"content":', b'"delta":', b'"arguments":'):
+        at = frames[index].find(key + b'"')
+        if at >= 0:
+            start = at + len(key)
+            end = frames[index].find(b'"', start + 1) + 1
+            frames[index] = frames[index][:start] + value.encode() + frames[index][end:]
+            break
+    same_both_ways(protocol, [b"\n\n".join(frames)])
