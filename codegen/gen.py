@@ -34,6 +34,32 @@ def _const(prefix: str, name: str) -> str:
     return f"{prefix}{name.upper()}"
 
 
+# The declared type of each table: tuples of any length, so that a compiled (mypyc)
+# reader keeps them as Python tuples.  With the inferred fixed-length types, mypyc
+# unboxes a table into a C struct and boxes it again at every index by a variable.
+_STR_ROW = "Final[tuple[str, ...]]"
+_INT_ROW = "Final[tuple[int, ...]]"
+TYPES = {
+    "STATES": _STR_ROW,
+    "SYMBOLS": _STR_ROW,
+    "GUARDS": _STR_ROW,
+    "ACTIONS": _STR_ROW,
+    "GUARD_DOCS": _STR_ROW,
+    "KINDS": _STR_ROW,
+    "DELTA_OF_KIND": _INT_ROW,
+    "DONE_OF_KIND": _INT_ROW,
+    "STATE_OF_KIND": _INT_ROW,
+    "KIND_OF_STATE": _INT_ROW,
+    "CLOSING": _INT_ROW,
+    "NEXT": "Final[tuple[tuple[int, ...], ...]]",
+    "DO": "Final[tuple[tuple[tuple[int, ...], ...], ...]]",
+    "ALLOWED": "Final[tuple[tuple[str, ...], ...]]",
+    "OPEN_PLAN": "Final[tuple[tuple[tuple[int, ...] | None, ...], ...]]",
+    "CONTINUE_PLAN": "Final[tuple[tuple[tuple[int, ...] | None, ...], ...]]",
+    "STOP_PLAN": "Final[tuple[tuple[int, ...] | None, ...]]",
+}
+
+
 def _tuple_lines(name: str, rows: list[str], annotation: str = "") -> list[str]:
     out = [f"{name}{annotation} = ("]
     for row in rows:
@@ -149,28 +175,29 @@ def _plans(m: Machine) -> list[str]:
         closing = [y for y in range(len(m.symbols)) if m.symbols[y].endswith("_done") and fire(s, y) == m.initial]
         close_rows.append(f"{closing[0] if closing else UNDECLARED},  # {state}")
     opened = [fire(m.initial, y_index[f"{k}_delta"]) for k in kinds]
+    kind_of_state = tuple(opened.index(s) if s in opened else -1 for s in range(len(m.states)))
     out = [
         "",
         "# --- assembly plans (derived from the table above) ---",
-        f"KINDS: Final = {tuple(kinds)!r}",
+        f"KINDS: {TYPES['KINDS']} = {tuple(kinds)!r}",
     ]
     out += [f"{_const('K_', k)}: Final = {i}" for i, k in enumerate(kinds)]
     out += [
-        f"DELTA_OF_KIND: Final = {tuple(y_index[f'{k}_delta'] for k in kinds)!r}",
-        f"DONE_OF_KIND: Final = {tuple(y_index[f'{k}_done'] for k in kinds)!r}",
+        f"DELTA_OF_KIND: {TYPES['DELTA_OF_KIND']} = {tuple(y_index[f'{k}_delta'] for k in kinds)!r}",
+        f"DONE_OF_KIND: {TYPES['DONE_OF_KIND']} = {tuple(y_index[f'{k}_done'] for k in kinds)!r}",
         "# the state an item of each kind is open in",
-        f"STATE_OF_KIND: Final = {tuple(opened)!r}",
+        f"STATE_OF_KIND: {TYPES['STATE_OF_KIND']} = {tuple(opened)!r}",
         "# KIND_OF_STATE[state]: the kind whose item is open in that state, -1 for none",
-        f"KIND_OF_STATE: Final = {tuple(opened.index(s) if s in opened else -1 for s in range(len(m.states)))!r}",
+        f"KIND_OF_STATE: {TYPES['KIND_OF_STATE']} = {kind_of_state!r}",
         "# symbols to emit to start a new item of each kind, from each state",
     ]
-    out += _tuple_lines("OPEN_PLAN", open_rows, ": Final")
+    out += _tuple_lines("OPEN_PLAN", open_rows, ": " + TYPES["OPEN_PLAN"])
     out.append("# symbols to emit to add to an item of each kind (the open one if it is of that kind)")
-    out += _tuple_lines("CONTINUE_PLAN", continue_rows, ": Final")
+    out += _tuple_lines("CONTINUE_PLAN", continue_rows, ": " + TYPES["CONTINUE_PLAN"])
     out.append("# CLOSING[state]: the done symbol that closes the item open in that state, -1 for none")
-    out += _tuple_lines("CLOSING", close_rows, ": Final")
+    out += _tuple_lines("CLOSING", close_rows, ": " + TYPES["CLOSING"])
     out.append("# symbols to emit to end the stream with stop, from each state (None: not allowed)")
-    out += _tuple_lines("STOP_PLAN", stop_rows, ": Final")
+    out += _tuple_lines("STOP_PLAN", stop_rows, ": " + TYPES["STOP_PLAN"])
     return out
 
 
@@ -188,11 +215,11 @@ def generate(m: Machine) -> str:
         "",
         f"DIGEST: Final = {m.digest!r}",
         f"NAME: Final = {m.name!r}",
-        f"STATES: Final = {tuple(m.states)!r}",
-        f"SYMBOLS: Final = {tuple(m.symbols)!r}",
-        f"GUARDS: Final = {tuple(m.guards)!r}",
-        f"ACTIONS: Final = {tuple(m.actions)!r}",
-        f"GUARD_DOCS: Final = {tuple(m.guard_docs[g] for g in m.guards)!r}",
+        f"STATES: {TYPES['STATES']} = {tuple(m.states)!r}",
+        f"SYMBOLS: {TYPES['SYMBOLS']} = {tuple(m.symbols)!r}",
+        f"GUARDS: {TYPES['GUARDS']} = {tuple(m.guards)!r}",
+        f"ACTIONS: {TYPES['ACTIONS']} = {tuple(m.actions)!r}",
+        f"GUARD_DOCS: {TYPES['GUARD_DOCS']} = {tuple(m.guard_docs[g] for g in m.guards)!r}",
         "",
         f"UNDECLARED: Final = {UNDECLARED}",
         f"REJECTED: Final = {REJECTED}",
@@ -216,12 +243,13 @@ def generate(m: Machine) -> str:
         "",
         "# NEXT[state][symbol]: destination of the single unguarded transition",
     ]
-    lines += _tuple_lines("NEXT", [f"{tuple(r)!r},  # {m.states[s]}" for s, r in enumerate(nxt)], ": Final")
+    lines += _tuple_lines("NEXT", [f"{tuple(r)!r},  # {m.states[s]}" for s, r in enumerate(nxt)], ": " + TYPES["NEXT"])
     lines.append("# DO[state][symbol]: its action ids, in order")
-    lines += _tuple_lines("DO", [f"{tuple(r)!r},  # {m.states[s]}" for s, r in enumerate(do)], ": Final")
+    lines += _tuple_lines("DO", [f"{tuple(r)!r},  # {m.states[s]}" for s, r in enumerate(do)], ": " + TYPES["DO"])
     lines.append("# ALLOWED[state]: names of the symbols declared from that state")
     allowed = [tuple(m.symbols[y] for y, alts in enumerate(row) if alts) for row in m.table]
-    lines += _tuple_lines("ALLOWED", [f"{a!r},  # {m.states[s]}" for s, a in enumerate(allowed)], ": Final")
+    allowed_rows = [f"{a!r},  # {m.states[s]}" for s, a in enumerate(allowed)]
+    lines += _tuple_lines("ALLOWED", allowed_rows, ": " + TYPES["ALLOWED"])
     lines.append("")
     lines.append("")
     lines += _step_function(m)

@@ -163,9 +163,9 @@ def test_push_takes_any_bytes_like_object(kind: Callable[[bytes], Any]) -> None:
 def test_a_str_gets_a_clear_error_naming_the_fix() -> None:
     decoder = StreamDecoder("openai_chat")
     with pytest.raises(DecoderUsageError, match=r"raw bytes.*iter_bytes"):
-        decoder.push('data: {"choices":[]}\n\n')  # type: ignore[arg-type]
+        decoder.push('data: {"choices":[]}\n\n')  # typed as NoReturn: a type checker flags what follows
     with pytest.raises(DecoderUsageError, match="not int"):
-        StreamDecoder("openai_chat").push(5)  # type: ignore[arg-type]
+        StreamDecoder("openai_chat").push(5)  # type: ignore[call-overload]
     assert isinstance(DecoderUsageError("x"), TypeError)
 
 

@@ -1,5 +1,6 @@
 """unievent: LLM provider streaming bytes in, typed MMSP UniEvents and an honest outcome out."""
 
+from unievent import _purity  # first: picks compiled or pure modules before any loads
 from unievent._decoder import PROTOCOLS, StreamDecoder
 from unievent._errors import (
     DecoderStateError,
@@ -47,7 +48,12 @@ from unievent._json import from_json, to_json
 from unievent._outcome import Anomaly, End, Outcome, ProviderError
 from unievent._side import SideEvent
 
+#: True when the mypyc-compiled modules run; False for the pure-Python ones
+#: (no compiled build installed, or UNIEVENT_PURE=1 in the environment).
+COMPILED: bool = _purity.compiled()
+
 __all__ = [
+    "COMPILED",
     "PROTOCOLS",
     "Anomaly",
     "ContentItem",

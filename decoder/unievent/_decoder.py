@@ -15,7 +15,7 @@ from __future__ import annotations
 import time
 import uuid
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Final, NoReturn, overload
 
 import orjson
 
@@ -36,7 +36,7 @@ Clock = Callable[[], int]
 
 _loads = orjson.loads
 _JSONDecodeError = orjson.JSONDecodeError
-_SHORTEST_TOO_DEEP = 2 * (MAX_DEPTH + 1)
+_SHORTEST_TOO_DEEP: Final = 2 * (MAX_DEPTH + 1)
 
 
 def _now_ms() -> int:
@@ -105,13 +105,21 @@ class StreamDecoder:
 
     # --- public API -----------------------------------------------------------------
 
-    def push(self, data: bytes) -> list[Event]:
+    @overload
+    def push(self, data: bytes | bytearray | memoryview) -> list[Event]: ...
+    @overload
+    def push(self, data: str) -> NoReturn: ...  # raises DecoderUsageError: pass the raw bytes
+
+    def push(self, data: object) -> list[Event]:
         """Feed bytes as they arrived (any bytes-like object); return the events they
         complete."""
+        # `data` is read as object: what arrived is checked here (a str gets the error
+        # that names the fix), not by the signature (a compiled decoder checks declared
+        # types on entry)
+        received = data
         if self._ended is not None or self._refused is not None:
             raise self._state_error("push")
-        if type(data) is not bytes:
-            data = self._as_bytes(data)
+        data = received if type(received) is bytes else self._as_bytes(received)
         out = self._fresh_out()
         if self._argument_failure is None:
             try:

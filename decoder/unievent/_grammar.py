@@ -9,7 +9,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from typing import Any
+from typing import Any, Final
 
 import orjson
 
@@ -135,28 +135,32 @@ def _joined(group: _Group) -> Any:
 
 
 def _done_matches(group: _Group, done: Any) -> bool:
+    # `done` is whatever the caller passed: its fields are read untyped (`d`, `head`),
+    # so a field of the wrong type compares unequal instead of raising TypeError
+    # where this module is compiled (mypyc checks every typed attribute read).
     joined = _joined(group)
     first = group.deltas[0]
+    d: Any = done
+    head: Any = first
     fidelity = getattr(done, "fidelity", None)
     if isinstance(done, TextDone):
-        return done.text == joined and fidelity == group.fidelity
+        return bool(d.text == joined and fidelity == group.fidelity)
     if isinstance(done, ThinkingDone):
-        return done.thinking == joined and fidelity == group.fidelity
+        return bool(d.thinking == joined and fidelity == group.fidelity)
     if isinstance(done, ToolCallDone):
-        assert isinstance(first, ToolCallDelta)
-        if (done.name, done.tool_call_id) != (first.name, first.tool_call_id):
+        if not isinstance(first, ToolCallDelta) or (d.name, d.tool_call_id) != (head.name, head.tool_call_id):
             return False
         parsed = parse_arguments(joined)
         if parsed is not None:
-            return done.arguments == parsed and fidelity == group.fidelity
+            return bool(d.arguments == parsed and fidelity == group.fidelity)
         # lenient decoding: unparsable arguments become {} with the raw text kept
         expected = {**(group.fidelity or {}), "raw_arguments": joined}
-        return done.arguments == {} and fidelity == expected
+        return bool(d.arguments == {} and fidelity == expected)
     if isinstance(done, (InlineDataDone, InlineThinkingDone)):
-        mime = getattr(first, "mime_type", None)
-        return bool(done.data == joined and done.mime_type == mime and fidelity == group.fidelity)
+        mime = getattr(head, "mime_type", None)
+        return bool(d.data == joined and d.mime_type == mime and fidelity == group.fidelity)
     if isinstance(done, EmbeddingDone):
-        return bool(done.embedding == joined)
+        return bool(d.embedding == joined)
     return False
 
 
@@ -169,6 +173,10 @@ class ValidationSummary:
         self.events = events
         self.groups = groups
         self.stopped = stopped
+
+    def __reduce__(self) -> tuple[type[ValidationSummary], tuple[int, dict[str, int], bool]]:
+        # pickle and copy: a compiled (mypyc) class has no __dict__ to restore from
+        return ValidationSummary, (self.events, self.groups, self.stopped)
 
     def __repr__(self) -> str:
         groups = ", ".join(f"{n} {k}" for k, n in self.groups.items() if n)
@@ -292,9 +300,9 @@ _set_thinking_fidelity = slot_setter(ThinkingDelta, "fidelity")
 
 
 
-_STATE_TEXT = G.STATE_OF_KIND[G.K_TEXT]
-_STATE_THINKING = G.STATE_OF_KIND[G.K_THINKING]
-_STATE_TOOL = G.STATE_OF_KIND[G.K_TOOL_CALL]
+_STATE_TEXT: Final = G.STATE_OF_KIND[G.K_TEXT]
+_STATE_THINKING: Final = G.STATE_OF_KIND[G.K_THINKING]
+_STATE_TOOL: Final = G.STATE_OF_KIND[G.K_TOOL_CALL]
 
 
 class Assembler:

@@ -7,11 +7,12 @@
 from __future__ import annotations
 
 import re
+from typing import Final
 
 __all__ = ["Nesting"]
 
-_OUTSIDE = re.compile(r'["{}\[\]]')
-_INSIDE = re.compile(r'["\\]')
+_OUTSIDE: Final = re.compile(r'["{}\[\]]')
+_INSIDE: Final = re.compile(r'["\\]')
 
 
 class Nesting:

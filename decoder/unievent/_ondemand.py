@@ -26,7 +26,7 @@
 from __future__ import annotations
 
 import os
-from typing import Any
+from typing import Any, Final
 
 import orjson
 
@@ -35,10 +35,10 @@ __all__ = ["Template", "fast_paths_enabled"]
 _loads = orjson.loads
 _JSONDecodeError = orjson.JSONDecodeError
 
-_COUNTER_KEY = b'"sequence_number":'
-_PAD_KEY = b'"obfuscation":"'
-_PROBE = 'é \\ x\t\n'  # JSON escapes of several kinds, none before the closing quote
-_PROBE_PAD = "Zz9"
+_COUNTER_KEY: Final = b'"sequence_number":'
+_PAD_KEY: Final = b'"obfuscation":"'
+_PROBE: Final = 'é \\ x\t\n'  # JSON escapes of several kinds, none before the closing quote
+_PROBE_PAD: Final = "Zz9"
 
 # the holes of a template, and where a padding lies
 _STRING, _COUNTER, _PAD = 0, 1, 2

@@ -13,7 +13,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, ClassVar, Protocol, cast
+from typing import Any, ClassVar, Final, Protocol, cast
 
 from unievent._events import FinishReason, Usage
 from unievent._grammar import Assembler
@@ -25,7 +25,7 @@ __all__ = ["DEFAULT_MAX_RETAINED", "Handler", "MachineHandler", "Session"]
 #: default cap on the side events an outcome keeps (deltas are never kept)
 DEFAULT_MAX_RETAINED = 10_000
 
-_ENDS = ("complete", "truncated", "failed")
+_ENDS: Final = ("complete", "truncated", "failed")
 
 
 class Session:

@@ -8,7 +8,7 @@
 # of a received value therefore cannot raise.
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Final
 
 import orjson
 
@@ -32,7 +32,7 @@ __all__ = [
 #: the deepest nesting of a frame (and of tool arguments) the decoder accepts
 MAX_DEPTH = 254
 # a value nested MAX_DEPTH + 1 levels needs that many opening and closing brackets
-_SHORTEST_TOO_DEEP = 2 * (MAX_DEPTH + 1)
+_SHORTEST_TOO_DEEP: Final = 2 * (MAX_DEPTH + 1)
 
 
 def as_str(value: Any) -> str:

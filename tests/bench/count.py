@@ -1,17 +1,23 @@
 """Instruction counts: unievent against the floor, independent of machine load.
 
-    python tests/bench/count.py [--protocol P,...] [--events N]
+    python tests/bench/count.py [--protocol P,...] [--events N] [--feed whole,split] [--no-gate]
 
 Runs each contender (and an empty run, for the set-up cost) in its own process under
-`valgrind --tool=callgrind`, decoding the same generated stream fed whole three times,
-and prints the ratio of instructions over the floor's.  Instructions are not seconds,
-but they repeat exactly, so a change in the decoder shows as a change in the count.
-Needs valgrind on PATH.
+`valgrind --tool=callgrind`, decoding the same generated stream three times, fed whole
+or in the benchmark's network-sized pieces, and prints the ratio of instructions over
+the floor's, for the compiled build (when it is installed) and the pure-Python one
+(UNIEVENT_PURE=1).  Instructions are not seconds, but they repeat exactly, so a change
+in the decoder shows as a change in the count.  Needs valgrind on PATH.
+
+Gates (a benchmark command, not a test): every ratio at most 1.3 compiled and 1.6 pure;
+the exit status is 1 when one is above its gate (unless --no-gate).
 """
 
 from __future__ import annotations
 
 import argparse
+import os
+import random
 import re
 import shutil
 import subprocess
@@ -20,15 +26,29 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 PROTOCOL_NAMES = ("openai_chat", "anthropic", "openai_responses")
+GATES = {"compiled": 1.3, "pure": 1.6}
 
 
-def run_one(protocol: str, contender: str, events: int) -> None:
+def pieces_of(data: bytes, feed: str) -> list[bytes]:
+    if feed == "whole":
+        return [data]
+    rng = random.Random(7)  # the benchmark's `split` feed: 1 to 4096 bytes
+    out, i = [], 0
+    while i < len(data):
+        n = rng.randint(1, 4096)
+        out.append(data[i : i + n])
+        i += n
+    return out
+
+
+def run_one(protocol: str, contender: str, events: int, feed: str) -> None:
     """The measured process: set up both contenders, then decode with one of them."""
     sys.path.insert(0, str(HERE))
     import contenders
     import gen
 
     stream = getattr(gen, protocol)(events)
+    pieces = pieces_of(stream.data, feed)
     floor = contenders.floor(protocol)
     uni = contenders.unievent(protocol)
     floor([stream.data[:3000]])  # warm both paths the same way in every run
@@ -36,10 +56,10 @@ def run_one(protocol: str, contender: str, events: int) -> None:
     chosen = {"floor": floor, "unievent": uni}.get(contender)
     if chosen is not None:
         for _ in range(3):
-            chosen([stream.data])
+            chosen(pieces)
 
 
-def instructions(protocol: str, contender: str, events: int) -> int:
+def instructions(protocol: str, contender: str, events: int, feed: str, pure: bool) -> int:
     command = [
         "valgrind",
         "--tool=callgrind",
@@ -50,33 +70,58 @@ def instructions(protocol: str, contender: str, events: int) -> int:
         protocol,
         contender,
         str(events),
+        feed,
     ]
-    done = subprocess.run(command, capture_output=True, text=True, check=True)
+    env = {**os.environ, "UNIEVENT_PURE": "1" if pure else ""}
+    done = subprocess.run(command, capture_output=True, text=True, check=True, env=env)
     found = re.search(r"Collected : (\d+)", done.stderr)
     if found is None:
         raise RuntimeError(f"no instruction count in valgrind's output:\n{done.stderr[-2000:]}")
     return int(found.group(1))
 
 
+def compiled_installed() -> bool:
+    probe = [sys.executable, "-c", "import sys, unievent; sys.exit(0 if unievent.COMPILED else 1)"]
+    return subprocess.run(probe, env={**os.environ, "UNIEVENT_PURE": ""}, check=False).returncode == 0
+
+
 def main(argv: list[str]) -> int:
     if argv[:1] == ["--run"]:
-        run_one(argv[1], argv[2], int(argv[3]))
+        run_one(argv[1], argv[2], int(argv[3]), argv[4])
         return 0
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--protocol", default=",".join(PROTOCOL_NAMES))
     parser.add_argument("--events", type=int, default=4000)
+    parser.add_argument("--feed", default="whole,split")
+    parser.add_argument("--no-gate", action="store_true", help="report only; exit 0 whatever the ratios")
     args = parser.parse_args(argv)
     if shutil.which("valgrind") is None:
         print("valgrind is not on PATH", file=sys.stderr)
         return 2
-    print("| protocol | floor (instructions/event) | unievent (instructions/event) | ratio |")
-    print("|---|---|---|---|")
+    builds = ["compiled", "pure"] if compiled_installed() else ["pure"]
+    if builds == ["pure"]:
+        print("(the compiled build is not installed: pure-Python rows only)\n")
+    print("| protocol | feed | floor (instructions/event) | " + " | ".join(f"unievent {b}" for b in builds) + " |")
+    print("|---|---|---|" + "---|" * len(builds))
+    over = []
+    per = 3 * args.events
     for protocol in args.protocol.split(","):
-        base = instructions(protocol, "none", args.events)
-        floor = instructions(protocol, "floor", args.events) - base
-        uni = instructions(protocol, "unievent", args.events) - base
-        per = 3 * args.events
-        print(f"| {protocol} | {floor / per:,.0f} | {uni / per:,.0f} | {uni / floor:.2f}x |")
+        for feed in args.feed.split(","):
+            cells = []
+            base = instructions(protocol, "none", args.events, feed, pure=True)
+            floor = instructions(protocol, "floor", args.events, feed, pure=True) - base
+            for build in builds:
+                pure = build == "pure"
+                own_base = base if pure else instructions(protocol, "none", args.events, feed, pure=False)
+                uni = instructions(protocol, "unievent", args.events, feed, pure=pure) - own_base
+                ratio = uni / floor
+                if ratio > GATES[build]:
+                    over.append(f"{protocol} {feed} {build}: {ratio:.2f}x > {GATES[build]}x")
+                cells.append(f"{uni / per:,.0f} ({ratio:.2f}x)")
+            print(f"| {protocol} | {feed} | {floor / per:,.0f} | " + " | ".join(cells) + " |")
+    if over:
+        print("\nabove the gate: " + "; ".join(over))
+        return 0 if args.no_gate else 1
     return 0
 
 

@@ -15,13 +15,14 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Protocol
+from typing import Final, Protocol
 
 __all__ = ["FRAME_JUNK", "FRAME_OK", "FRAME_OVER", "FrameSink", "Framer"]
 
-FRAME_OK = 0
-FRAME_JUNK = 1
-FRAME_OVER = 2
+# Final: a compiled framer (mypyc) inlines the values
+FRAME_OK: Final = 0
+FRAME_JUNK: Final = 1
+FRAME_OVER: Final = 2
 
 FrameSink = Callable[[str | None, bytes], int]
 

@@ -27,6 +27,7 @@
 from __future__ import annotations
 
 from operator import itemgetter
+from typing import Final
 
 from unievent._errors import FrameTooLargeError
 from unievent._framing import FRAME_JUNK, FRAME_OK, FRAME_OVER, FrameSink
@@ -34,28 +35,31 @@ from unievent._generated import sse as M
 
 __all__ = ["BODY_CAP", "DEFAULT_MAX_FRAME", "SSEFramer"]
 
-DEFAULT_MAX_FRAME = 16 * 1024 * 1024
-BODY_CAP = 1024 * 1024
+DEFAULT_MAX_FRAME: Final = 16 * 1024 * 1024
+BODY_CAP: Final = 1024 * 1024
 
-_BOM = b"\xef\xbb\xbf"
-_FIELDS = {b"data": M.SY_DATA, b"event": M.SY_EVENT, b"id": M.SY_ID, b"retry": M.SY_RETRY}
-_SY_DATA = M.SY_DATA
-_SY_BLANK = M.SY_BLANK
-_SY_COMMENT = M.SY_COMMENT
-_SY_OTHER = M.SY_OTHER
-_SY_EOF = M.SY_EOF
-_SY_EVENT = M.SY_EVENT
-_ST_GATHER = M.ST_GATHER
-_ST_ENDED = M.ST_ENDED
-_NEXT = M.NEXT
-_DO = M.DO
-_APPEND = M.A_APPEND_DATA
-_DISPATCH = M.A_DISPATCH
-_SET_EVENT = M.A_SET_EVENT
-_CLEAR_EVENT = M.A_CLEAR_EVENT
-_AFTER_DATA = itemgetter(slice(6, None))  # a `data: X` line's X
-_HOLDING = (_APPEND, _SET_EVENT)  # actions after which something waits for a dispatch
-_RELEASING = (_DISPATCH, _CLEAR_EVENT)  # actions that let it go
+# Final: where this module is compiled (mypyc), these are C statics read without a
+# dictionary lookup; read as globals they would be looked up and type-checked per use.
+_BOM: Final = b"\xef\xbb\xbf"
+_FIELDS: Final = {b"data": M.SY_DATA, b"event": M.SY_EVENT, b"id": M.SY_ID, b"retry": M.SY_RETRY}
+_SY_DATA: Final = M.SY_DATA
+_SY_BLANK: Final = M.SY_BLANK
+_SY_COMMENT: Final = M.SY_COMMENT
+_SY_OTHER: Final = M.SY_OTHER
+_SY_EOF: Final = M.SY_EOF
+_SY_EVENT: Final = M.SY_EVENT
+_ST_GATHER: Final = M.ST_GATHER
+_ST_ENDED: Final = M.ST_ENDED
+_NEXT: Final = M.NEXT
+_DO: Final = M.DO
+_APPEND: Final = M.A_APPEND_DATA
+_DISPATCH: Final = M.A_DISPATCH
+_SET_EVENT: Final = M.A_SET_EVENT
+_CLEAR_EVENT: Final = M.A_CLEAR_EVENT
+_AFTER_DATA: Final = itemgetter(slice(6, None))  # a `data: X` line's X
+_HOLDING: Final = (_APPEND, _SET_EVENT)  # actions after which something waits for a dispatch
+_RELEASING: Final = (_DISPATCH, _CLEAR_EVENT)  # actions that let it go
+_NO_STATUS: Final = -1  # no dispatch yet (a FRAME_* status otherwise)
 
 
 def _compose(state: int, symbols: tuple[int, ...]) -> tuple[int, tuple[int, ...]]:
@@ -92,7 +96,7 @@ def _states_holding() -> frozenset[int]:
     return frozenset(holding)
 
 
-_HOLDING_STATES = _states_holding()
+_HOLDING_STATES: Final = _states_holding()
 
 
 def _shortcut_dest(state: int) -> int:
@@ -108,7 +112,8 @@ def _shortcut_dest(state: int) -> int:
     return -1
 
 
-_SHORTCUT_DEST = tuple(_shortcut_dest(s) for s in range(len(M.STATES)))
+# not Final: tests swap it (a compiled framer reads Final names from C statics)
+_SHORTCUT_DEST: tuple[int, ...] = tuple(_shortcut_dest(s) for s in range(len(M.STATES)))
 # the framer dispatches after the other actions of a transition have run
 assert all(acts.index(_DISPATCH) == len(acts) - 1 for row in _DO for acts in row if _DISPATCH in acts)
 
@@ -166,7 +171,7 @@ class SSEFramer:
         self._names: dict[bytes, str] = {}  # event: value -> name
         self._heads: dict[bytes, str] = {}  # `event: NAME\n` -> NAME
         self._names_of_lines: dict[bytes, str] = {}  # `event: NAME` -> NAME
-        self._status: int | None = None  # what the last dispatch came to
+        self._status = _NO_STATUS  # what the last dispatch came to
 
     @property
     def state_name(self) -> str:
@@ -223,7 +228,9 @@ class SSEFramer:
                 tail = tail[3:]
             self._bom = None
         unterminated = bool(tail) and not self._cr and tail[:1] != b":"
-        self._status = None
+        # not None: mypy would narrow the attribute to None past the calls below
+        # that set it, and a compiled (mypyc) framer checks that narrowed type
+        self._status = _NO_STATUS
         if tail or self._cr:
             self._cr = False
             self._line_by_line(tail + b"\n", 0, -1)
@@ -262,12 +269,30 @@ class SSEFramer:
 
     def _lines(self, buf: bytes, nl: int) -> None:
         """Frame every complete line of `buf` (which starts a line, has a line end at
-        `nl` and none before it); keep the incomplete rest."""
+        `nl` and none before it); keep the incomplete rest.
+
+        Where a frame is open (a push that ends inside a frame leaves one), its lines
+        go through the table one by one up to its blank line; the whole frames after
+        it take the shortcut again."""
         pos = 0
+        if _SHORTCUT_DEST[self.state] < 0 and not self.closed:
+            # the blank line that ends the open frame: at `pos` itself, or after a line
+            end = 1 if nl == 0 else buf.find(b"\n\n", nl) + 2
+            if end < 2 and nl != 0:
+                self._line_by_line(buf, 0, nl)  # no blank line: the frame stays open
+                return
+            self._line_by_line(buf[:end], 0, nl)
+            if end == len(buf):
+                return
+            pos = end
+            nl = buf.find(b"\n", pos)
+            if nl < 0:
+                self._hold(buf[pos:])
+                return
         if _SHORTCUT_DEST[self.state] >= 0 and not self.closed:
             last = buf.rfind(b"\n\n", nl)
-            if last >= 0:
-                self._frames(buf[:last])
+            if last >= 0 and last >= pos:
+                self._frames(buf[pos:last])
                 pos = last + 2
                 if pos < len(buf):
                     nl = buf.find(b"\n", pos)

@@ -8,11 +8,11 @@ from typing import Any, Final
 
 DIGEST: Final = '1a5ec5132699dec0b2af0a5e31126c86d5b03ec375b322e36f4778ef7d685dde'
 NAME: Final = 'anthropic'
-STATES: Final = ('waiting', 'message', 'block', 'finished', 'stopped', 'done', 'ended_early', 'failed', 'complete', 'truncated')
-SYMBOLS: Final = ('message_start', 'block_start', 'late_start', 'block_delta', 'new_delta', 'stale_delta', 'block_stop', 'stray_stop', 'message_delta', 'finish_delta', 'message_stop', 'ping', 'error', 'other', 'done_sentinel', 'eof')
-GUARDS: Final = ()
-ACTIONS: Final = ('imply_message', 'take_message', 'open_block', 'close_open_block', 'imply_block', 'adopt_start', 'apply_delta', 'close_block', 'note_stray_stop', 'take_usage', 'record_finish', 'note_other', 'record_error')
-GUARD_DOCS: Final = ()
+STATES: Final[tuple[str, ...]] = ('waiting', 'message', 'block', 'finished', 'stopped', 'done', 'ended_early', 'failed', 'complete', 'truncated')
+SYMBOLS: Final[tuple[str, ...]] = ('message_start', 'block_start', 'late_start', 'block_delta', 'new_delta', 'stale_delta', 'block_stop', 'stray_stop', 'message_delta', 'finish_delta', 'message_stop', 'ping', 'error', 'other', 'done_sentinel', 'eof')
+GUARDS: Final[tuple[str, ...]] = ()
+ACTIONS: Final[tuple[str, ...]] = ('imply_message', 'take_message', 'open_block', 'close_open_block', 'imply_block', 'adopt_start', 'apply_delta', 'close_block', 'note_stray_stop', 'take_usage', 'record_finish', 'note_other', 'record_error')
+GUARD_DOCS: Final[tuple[str, ...]] = ()
 
 UNDECLARED: Final = -1
 REJECTED: Final = -2
@@ -65,7 +65,7 @@ INITIAL: Final = 0
 FINAL: Final = frozenset({8, 9, 7})
 
 # NEXT[state][symbol]: destination of the single unguarded transition
-NEXT: Final = (
+NEXT: Final[tuple[tuple[int, ...], ...]] = (
     (1, 2, -1, -1, 2, -1, -1, 0, 1, 3, 4, 0, 7, 0, 6, 9),  # waiting
     (1, 2, -1, -1, 2, -1, -1, 1, 1, 3, 4, 1, 7, 1, 6, 9),  # message
     (1, 2, 2, 2, 2, -1, 1, 2, 1, 3, 4, 2, 7, 2, 6, 9),  # block
@@ -78,7 +78,7 @@ NEXT: Final = (
     (-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1),  # truncated
 )
 # DO[state][symbol]: its action ids, in order
-DO: Final = (
+DO: Final[tuple[tuple[tuple[int, ...], ...], ...]] = (
     ((1,), (0, 2), (), (), (0, 4, 6), (), (), (8,), (0, 9), (0, 9, 10), (0,), (), (12,), (11,), (), ()),  # waiting
     ((1,), (2,), (), (), (4, 6), (), (), (8,), (9,), (9, 10), (), (), (12,), (11,), (), ()),  # message
     ((3, 1), (3, 2), (5,), (6,), (3, 4, 6), (), (7,), (8,), (3, 9), (3, 9, 10), (3,), (), (12,), (11,), (), ()),  # block
@@ -91,7 +91,7 @@ DO: Final = (
     ((), (), (), (), (), (), (), (), (), (), (), (), (), (), (), ()),  # truncated
 )
 # ALLOWED[state]: names of the symbols declared from that state
-ALLOWED: Final = (
+ALLOWED: Final[tuple[tuple[str, ...], ...]] = (
     ('message_start', 'block_start', 'new_delta', 'stray_stop', 'message_delta', 'finish_delta', 'message_stop', 'ping', 'error', 'other', 'done_sentinel', 'eof'),  # waiting
     ('message_start', 'block_start', 'new_delta', 'stray_stop', 'message_delta', 'finish_delta', 'message_stop', 'ping', 'error', 'other', 'done_sentinel', 'eof'),  # message
     ('message_start', 'block_start', 'late_start', 'block_delta', 'new_delta', 'block_stop', 'stray_stop', 'message_delta', 'finish_delta', 'message_stop', 'ping', 'error', 'other', 'done_sentinel', 'eof'),  # block

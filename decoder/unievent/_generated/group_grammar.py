@@ -8,11 +8,11 @@ from typing import Any, Final
 
 DIGEST: Final = 'bbc6b18c91b0251c417506a48d7de4a95c875a7fb7b31000129dec80277707fd'
 NAME: Final = 'group_grammar'
-STATES: Final = ('between', 'text', 'thinking', 'tool_call', 'inline_data', 'inline_thinking', 'embedding', 'stopped')
-SYMBOLS: Final = ('text_delta', 'text_done', 'thinking_delta', 'thinking_done', 'tool_call_delta', 'tool_call_done', 'inline_data_delta', 'inline_data_done', 'inline_thinking_delta', 'inline_thinking_done', 'embedding_delta', 'embedding_done', 'stop')
-GUARDS: Final = ('opens_call', 'continues_call', 'fidelity_once', 'done_matches', 'stop_complete')
-ACTIONS: Final = ('open_group', 'append', 'close_group')
-GUARD_DOCS: Final = ('the first tool_call.delta carries a non-empty name and tool_call_id', 'a later tool_call.delta carries an empty name and tool_call_id', 'no earlier delta of this group carried fidelity (or this one carries none)', "the done equals the join of the group's deltas and carries the group's fidelity", 'the stop event carries no item, a usage object and an MMSP finish reason')
+STATES: Final[tuple[str, ...]] = ('between', 'text', 'thinking', 'tool_call', 'inline_data', 'inline_thinking', 'embedding', 'stopped')
+SYMBOLS: Final[tuple[str, ...]] = ('text_delta', 'text_done', 'thinking_delta', 'thinking_done', 'tool_call_delta', 'tool_call_done', 'inline_data_delta', 'inline_data_done', 'inline_thinking_delta', 'inline_thinking_done', 'embedding_delta', 'embedding_done', 'stop')
+GUARDS: Final[tuple[str, ...]] = ('opens_call', 'continues_call', 'fidelity_once', 'done_matches', 'stop_complete')
+ACTIONS: Final[tuple[str, ...]] = ('open_group', 'append', 'close_group')
+GUARD_DOCS: Final[tuple[str, ...]] = ('the first tool_call.delta carries a non-empty name and tool_call_id', 'a later tool_call.delta carries an empty name and tool_call_id', 'no earlier delta of this group carried fidelity (or this one carries none)', "the done equals the join of the group's deltas and carries the group's fidelity", 'the stop event carries no item, a usage object and an MMSP finish reason')
 
 UNDECLARED: Final = -1
 REJECTED: Final = -2
@@ -56,7 +56,7 @@ INITIAL: Final = 0
 FINAL: Final = frozenset({7})
 
 # NEXT[state][symbol]: destination of the single unguarded transition
-NEXT: Final = (
+NEXT: Final[tuple[tuple[int, ...], ...]] = (
     (-3, -1, -3, -1, -3, -1, -3, -1, -3, -1, -3, -1, -3),  # between
     (-3, -3, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1),  # text
     (-1, -1, -3, -3, -1, -1, -1, -1, -1, -1, -1, -1, -1),  # thinking
@@ -67,7 +67,7 @@ NEXT: Final = (
     (-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1),  # stopped
 )
 # DO[state][symbol]: its action ids, in order
-DO: Final = (
+DO: Final[tuple[tuple[tuple[int, ...], ...], ...]] = (
     ((), (), (), (), (), (), (), (), (), (), (), (), ()),  # between
     ((), (), (), (), (), (), (), (), (), (), (), (), ()),  # text
     ((), (), (), (), (), (), (), (), (), (), (), (), ()),  # thinking
@@ -78,7 +78,7 @@ DO: Final = (
     ((), (), (), (), (), (), (), (), (), (), (), (), ()),  # stopped
 )
 # ALLOWED[state]: names of the symbols declared from that state
-ALLOWED: Final = (
+ALLOWED: Final[tuple[tuple[str, ...], ...]] = (
     ('text_delta', 'thinking_delta', 'tool_call_delta', 'inline_data_delta', 'inline_thinking_delta', 'embedding_delta', 'stop'),  # between
     ('text_delta', 'text_done'),  # text
     ('thinking_delta', 'thinking_done'),  # thinking
@@ -178,21 +178,21 @@ def step(state: int, symbol: int, ctx: Any = None, guards: Any = None) -> tuple[
     return UNDECLARED, ()
 
 # --- assembly plans (derived from the table above) ---
-KINDS: Final = ('text', 'thinking', 'tool_call', 'inline_data', 'inline_thinking', 'embedding')
+KINDS: Final[tuple[str, ...]] = ('text', 'thinking', 'tool_call', 'inline_data', 'inline_thinking', 'embedding')
 K_TEXT: Final = 0
 K_THINKING: Final = 1
 K_TOOL_CALL: Final = 2
 K_INLINE_DATA: Final = 3
 K_INLINE_THINKING: Final = 4
 K_EMBEDDING: Final = 5
-DELTA_OF_KIND: Final = (0, 2, 4, 6, 8, 10)
-DONE_OF_KIND: Final = (1, 3, 5, 7, 9, 11)
+DELTA_OF_KIND: Final[tuple[int, ...]] = (0, 2, 4, 6, 8, 10)
+DONE_OF_KIND: Final[tuple[int, ...]] = (1, 3, 5, 7, 9, 11)
 # the state an item of each kind is open in
-STATE_OF_KIND: Final = (1, 2, 3, 4, 5, 6)
+STATE_OF_KIND: Final[tuple[int, ...]] = (1, 2, 3, 4, 5, 6)
 # KIND_OF_STATE[state]: the kind whose item is open in that state, -1 for none
-KIND_OF_STATE: Final = (-1, 0, 1, 2, 3, 4, 5, -1)
+KIND_OF_STATE: Final[tuple[int, ...]] = (-1, 0, 1, 2, 3, 4, 5, -1)
 # symbols to emit to start a new item of each kind, from each state
-OPEN_PLAN: Final = (
+OPEN_PLAN: Final[tuple[tuple[tuple[int, ...] | None, ...], ...]] = (
     ((0,), (2,), (4,), (6,), (8,), (10,),),  # between
     ((1, 0), (1, 2), (1, 4), (1, 6), (1, 8), (1, 10),),  # text
     ((3, 0), (3, 2), (3, 4), (3, 6), (3, 8), (3, 10),),  # thinking
@@ -203,7 +203,7 @@ OPEN_PLAN: Final = (
     (None, None, None, None, None, None,),  # stopped
 )
 # symbols to emit to add to an item of each kind (the open one if it is of that kind)
-CONTINUE_PLAN: Final = (
+CONTINUE_PLAN: Final[tuple[tuple[tuple[int, ...] | None, ...], ...]] = (
     ((0,), (2,), (4,), (6,), (8,), (10,),),  # between
     ((0,), (1, 2), (1, 4), (1, 6), (1, 8), (1, 10),),  # text
     ((3, 0), (2,), (3, 4), (3, 6), (3, 8), (3, 10),),  # thinking
@@ -214,7 +214,7 @@ CONTINUE_PLAN: Final = (
     (None, None, None, None, None, None,),  # stopped
 )
 # CLOSING[state]: the done symbol that closes the item open in that state, -1 for none
-CLOSING: Final = (
+CLOSING: Final[tuple[int, ...]] = (
     -1,  # between
     1,  # text
     3,  # thinking
@@ -225,7 +225,7 @@ CLOSING: Final = (
     -1,  # stopped
 )
 # symbols to emit to end the stream with stop, from each state (None: not allowed)
-STOP_PLAN: Final = (
+STOP_PLAN: Final[tuple[tuple[int, ...] | None, ...]] = (
     (12,),  # between
     (1, 12),  # text
     (3, 12),  # thinking

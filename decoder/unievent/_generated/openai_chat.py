@@ -8,11 +8,11 @@ from typing import Any, Final
 
 DIGEST: Final = '5fa43f655a4833b0e2ddb0063fdf1f4057a79480f40aa55e72c9a9fe2e5da3b2'
 NAME: Final = 'openai_chat'
-STATES: Final = ('waiting', 'streaming', 'finished', 'done', 'failed', 'complete', 'truncated')
-SYMBOLS: Final = ('chunk', 'finish_chunk', 'done_sentinel', 'error', 'eof')
-GUARDS: Final = ()
-ACTIONS: Final = ('apply_chunk', 'record_finish', 'record_error')
-GUARD_DOCS: Final = ()
+STATES: Final[tuple[str, ...]] = ('waiting', 'streaming', 'finished', 'done', 'failed', 'complete', 'truncated')
+SYMBOLS: Final[tuple[str, ...]] = ('chunk', 'finish_chunk', 'done_sentinel', 'error', 'eof')
+GUARDS: Final[tuple[str, ...]] = ()
+ACTIONS: Final[tuple[str, ...]] = ('apply_chunk', 'record_finish', 'record_error')
+GUARD_DOCS: Final[tuple[str, ...]] = ()
 
 UNDECLARED: Final = -1
 REJECTED: Final = -2
@@ -41,7 +41,7 @@ INITIAL: Final = 0
 FINAL: Final = frozenset({4, 5, 6})
 
 # NEXT[state][symbol]: destination of the single unguarded transition
-NEXT: Final = (
+NEXT: Final[tuple[tuple[int, ...], ...]] = (
     (1, 2, 3, 4, 6),  # waiting
     (1, 2, 3, 4, 6),  # streaming
     (2, 2, 3, 4, 5),  # finished
@@ -51,7 +51,7 @@ NEXT: Final = (
     (-1, -1, -1, -1, -1),  # truncated
 )
 # DO[state][symbol]: its action ids, in order
-DO: Final = (
+DO: Final[tuple[tuple[tuple[int, ...], ...], ...]] = (
     ((0,), (0, 1), (), (2,), ()),  # waiting
     ((0,), (0, 1), (), (2,), ()),  # streaming
     ((0,), (0, 1), (), (2,), ()),  # finished
@@ -61,7 +61,7 @@ DO: Final = (
     ((), (), (), (), ()),  # truncated
 )
 # ALLOWED[state]: names of the symbols declared from that state
-ALLOWED: Final = (
+ALLOWED: Final[tuple[tuple[str, ...], ...]] = (
     ('chunk', 'finish_chunk', 'done_sentinel', 'error', 'eof'),  # waiting
     ('chunk', 'finish_chunk', 'done_sentinel', 'error', 'eof'),  # streaming
     ('chunk', 'finish_chunk', 'done_sentinel', 'error', 'eof'),  # finished

@@ -8,11 +8,11 @@ from typing import Any, Final
 
 DIGEST: Final = 'eea9eaae71b840545a1e97edb138a229d72d96fb4164fc006a1de2e61a649aa4'
 NAME: Final = 'openai_responses'
-STATES: Final = ('waiting', 'between', 'reasoning', 'message', 'function_call', 'builtin', 'errored', 'finished', 'ended_early', 'failed', 'complete', 'truncated')
-SYMBOLS: Final = ('created', 'progress', 'reasoning_added', 'message_added', 'call_added', 'builtin_added', 'part', 'text_delta', 'text_done', 'annotation', 'thinking_delta', 'thinking_done', 'args_delta', 'args_done', 'builtin_event', 'item_done', 'late_reasoning', 'late_reasoning_done', 'new_index', 'item_info', 'mirobody_call', 'mirobody_result', 'completed', 'incomplete', 'failed', 'error', 'done_sentinel', 'eof')
-GUARDS: Final = ()
-ACTIONS: Final = ('take_response', 'open_reasoning', 'open_message', 'open_call', 'open_builtin', 'defer_reasoning', 'imply_message', 'imply_reasoning', 'imply_call', 'close_left_open', 'text', 'text_done', 'annotation', 'thinking', 'thinking_done', 'arguments', 'arguments_done', 'builtin_progress', 'close_reasoning', 'close_message', 'close_call', 'close_builtin', 'adopt_item', 'late_reasoning', 'finish_late_reasoning', 'item_info', 'mirobody_call', 'mirobody_result', 'close_open_item', 'record_completed', 'record_incomplete', 'record_failed', 'record_error')
-GUARD_DOCS: Final = ()
+STATES: Final[tuple[str, ...]] = ('waiting', 'between', 'reasoning', 'message', 'function_call', 'builtin', 'errored', 'finished', 'ended_early', 'failed', 'complete', 'truncated')
+SYMBOLS: Final[tuple[str, ...]] = ('created', 'progress', 'reasoning_added', 'message_added', 'call_added', 'builtin_added', 'part', 'text_delta', 'text_done', 'annotation', 'thinking_delta', 'thinking_done', 'args_delta', 'args_done', 'builtin_event', 'item_done', 'late_reasoning', 'late_reasoning_done', 'new_index', 'item_info', 'mirobody_call', 'mirobody_result', 'completed', 'incomplete', 'failed', 'error', 'done_sentinel', 'eof')
+GUARDS: Final[tuple[str, ...]] = ()
+ACTIONS: Final[tuple[str, ...]] = ('take_response', 'open_reasoning', 'open_message', 'open_call', 'open_builtin', 'defer_reasoning', 'imply_message', 'imply_reasoning', 'imply_call', 'close_left_open', 'text', 'text_done', 'annotation', 'thinking', 'thinking_done', 'arguments', 'arguments_done', 'builtin_progress', 'close_reasoning', 'close_message', 'close_call', 'close_builtin', 'adopt_item', 'late_reasoning', 'finish_late_reasoning', 'item_info', 'mirobody_call', 'mirobody_result', 'close_open_item', 'record_completed', 'record_incomplete', 'record_failed', 'record_error')
+GUARD_DOCS: Final[tuple[str, ...]] = ()
 
 UNDECLARED: Final = -1
 REJECTED: Final = -2
@@ -99,7 +99,7 @@ INITIAL: Final = 0
 FINAL: Final = frozenset({9, 10, 11})
 
 # NEXT[state][symbol]: destination of the single unguarded transition
-NEXT: Final = (
+NEXT: Final[tuple[tuple[int, ...], ...]] = (
     (1, 1, 2, 3, 4, 5, 0, 3, 3, -1, 2, -1, 4, -1, -1, 1, -1, -1, -1, 0, 0, 0, 7, 7, 9, 6, 8, 11),  # waiting
     (-1, 1, 2, 3, 4, 5, 1, 3, 3, -1, 2, -1, 4, -1, -1, 1, 1, 1, -1, 1, 1, 1, 7, 7, 9, 6, 8, 11),  # between
     (-1, -1, 2, 3, 4, 5, 2, -1, -1, -1, 2, 2, -1, -1, -1, 1, 2, 2, 1, 2, 2, 2, 7, 7, 9, 6, 8, 11),  # reasoning
@@ -114,7 +114,7 @@ NEXT: Final = (
     (-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1),  # truncated
 )
 # DO[state][symbol]: its action ids, in order
-DO: Final = (
+DO: Final[tuple[tuple[tuple[int, ...], ...], ...]] = (
     ((0,), (0,), (1,), (2,), (3,), (4,), (), (6, 10), (6, 11), (), (7, 13), (), (8, 15), (), (), (22,), (), (), (), (25,), (26,), (27,), (28, 29), (28, 30), (31,), (32,), (), ()),  # waiting
     ((), (0,), (1,), (2,), (3,), (4,), (), (6, 10), (6, 11), (), (7, 13), (), (8, 15), (), (), (22,), (23,), (24,), (), (25,), (26,), (27,), (28, 29), (28, 30), (31,), (32,), (), ()),  # between
     ((), (), (5, 1), (5, 2), (5, 3), (5, 4), (), (), (), (), (13,), (14,), (), (), (), (18,), (23,), (24,), (9,), (25,), (26,), (27,), (28, 29), (28, 30), (31,), (32,), (), ()),  # reasoning
@@ -129,7 +129,7 @@ DO: Final = (
     ((), (), (), (), (), (), (), (), (), (), (), (), (), (), (), (), (), (), (), (), (), (), (), (), (), (), (), ()),  # truncated
 )
 # ALLOWED[state]: names of the symbols declared from that state
-ALLOWED: Final = (
+ALLOWED: Final[tuple[tuple[str, ...], ...]] = (
     ('created', 'progress', 'reasoning_added', 'message_added', 'call_added', 'builtin_added', 'part', 'text_delta', 'text_done', 'thinking_delta', 'args_delta', 'item_done', 'item_info', 'mirobody_call', 'mirobody_result', 'completed', 'incomplete', 'failed', 'error', 'done_sentinel', 'eof'),  # waiting
     ('progress', 'reasoning_added', 'message_added', 'call_added', 'builtin_added', 'part', 'text_delta', 'text_done', 'thinking_delta', 'args_delta', 'item_done', 'late_reasoning', 'late_reasoning_done', 'item_info', 'mirobody_call', 'mirobody_result', 'completed', 'incomplete', 'failed', 'error', 'done_sentinel', 'eof'),  # between
     ('reasoning_added', 'message_added', 'call_added', 'builtin_added', 'part', 'thinking_delta', 'thinking_done', 'item_done', 'late_reasoning', 'late_reasoning_done', 'new_index', 'item_info', 'mirobody_call', 'mirobody_result', 'completed', 'incomplete', 'failed', 'error', 'done_sentinel', 'eof'),  # reasoning

@@ -8,11 +8,11 @@ from typing import Any, Final
 
 DIGEST: Final = '0bda0fe33c37124b82f377a3212bd3dbde17376c6d494df02c780bd41aedfe35'
 NAME: Final = 'sse'
-STATES: Final = ('start', 'body', 'idle', 'named', 'gather', 'ended')
-SYMBOLS: Final = ('blank', 'comment', 'data', 'event', 'id', 'retry', 'other', 'eof')
-GUARDS: Final = ()
-ACTIONS: Final = ('keep_body_line', 'drop_body', 'append_data', 'set_event', 'dispatch', 'clear_event', 'mark_cut')
-GUARD_DOCS: Final = ()
+STATES: Final[tuple[str, ...]] = ('start', 'body', 'idle', 'named', 'gather', 'ended')
+SYMBOLS: Final[tuple[str, ...]] = ('blank', 'comment', 'data', 'event', 'id', 'retry', 'other', 'eof')
+GUARDS: Final[tuple[str, ...]] = ()
+ACTIONS: Final[tuple[str, ...]] = ('keep_body_line', 'drop_body', 'append_data', 'set_event', 'dispatch', 'clear_event', 'mark_cut')
+GUARD_DOCS: Final[tuple[str, ...]] = ()
 
 UNDECLARED: Final = -1
 REJECTED: Final = -2
@@ -47,7 +47,7 @@ INITIAL: Final = 0
 FINAL: Final = frozenset({5})
 
 # NEXT[state][symbol]: destination of the single unguarded transition
-NEXT: Final = (
+NEXT: Final[tuple[tuple[int, ...], ...]] = (
     (0, 0, 4, 3, 0, 0, 1, 5),  # start
     (1, 1, 4, 3, 1, 1, 1, 5),  # body
     (2, 2, 4, 3, 2, 2, 2, 5),  # idle
@@ -56,7 +56,7 @@ NEXT: Final = (
     (-1, -1, -1, -1, -1, -1, -1, -1),  # ended
 )
 # DO[state][symbol]: its action ids, in order
-DO: Final = (
+DO: Final[tuple[tuple[tuple[int, ...], ...], ...]] = (
     ((), (), (2,), (3,), (), (), (0,), ()),  # start
     ((), (), (1, 2), (1, 3), (), (), (0,), ()),  # body
     ((), (), (2,), (3,), (), (), (), ()),  # idle
@@ -65,7 +65,7 @@ DO: Final = (
     ((), (), (), (), (), (), (), ()),  # ended
 )
 # ALLOWED[state]: names of the symbols declared from that state
-ALLOWED: Final = (
+ALLOWED: Final[tuple[tuple[str, ...], ...]] = (
     ('blank', 'comment', 'data', 'event', 'id', 'retry', 'other', 'eof'),  # start
     ('blank', 'comment', 'data', 'event', 'id', 'retry', 'other', 'eof'),  # body
     ('blank', 'comment', 'data', 'event', 'id', 'retry', 'other', 'eof'),  # idle

@@ -37,7 +37,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Final
 
 import orjson
 
@@ -50,27 +50,27 @@ from unievent._shared import as_int, error_of, json_text, parse_json, shown
 
 __all__ = ["REDACTED_THINKING", "Anthropic", "normalize_anthropic_finish"]
 
-_NEXT = M.NEXT
-_DO = M.DO
+_NEXT: Final = M.NEXT
+_DO: Final = M.DO
 # states in which no further frame is read: the decoder stops feeding frames
-_TERMINAL = frozenset(s for s in range(len(M.STATES)) if _NEXT[s][M.SY_PING] < 0)
+_TERMINAL: Final = frozenset(s for s in range(len(M.STATES)) if _NEXT[s][M.SY_PING] < 0)
 
 REDACTED_THINKING = "_REDACTED_THINKING"
 
-_FINISH_MAP: dict[str, FinishReason] = {
+_FINISH_MAP: Final[dict[str, FinishReason]] = {
     "end_turn": "stop",
     "stop_sequence": "stop",
     "max_tokens": "length",
     "tool_use": "tool_call",
 }
 
-_START = M.SY_BLOCK_START
-_DELTA = M.SY_BLOCK_DELTA
-_STOP = M.SY_BLOCK_STOP
-_MESSAGE_DELTA = M.SY_MESSAGE_DELTA
-_APPLY = M.A_APPLY_DELTA
+_START: Final = M.SY_BLOCK_START
+_DELTA: Final = M.SY_BLOCK_DELTA
+_STOP: Final = M.SY_BLOCK_STOP
+_MESSAGE_DELTA: Final = M.SY_MESSAGE_DELTA
+_APPLY: Final = M.A_APPLY_DELTA
 # frame kind -> symbol; the block kinds are refined by index in frame()
-_KINDS: dict[str, int] = {
+_KINDS: Final[dict[str, int]] = {
     "message_start": M.SY_MESSAGE_START,
     "content_block_start": _START,
     "content_block_delta": _DELTA,
@@ -81,13 +81,15 @@ _KINDS: dict[str, int] = {
     "error": M.SY_ERROR,
 }
 # states whose block_delta transition is "stay here and apply the delta" (from the table)
-_DELTA_LOOPS = frozenset(s for s in range(len(M.STATES)) if _NEXT[s][_DELTA] == s and _DO[s][_DELTA] == (_APPLY,))
+_DELTA_LOOPS: Final = frozenset(
+    s for s in range(len(M.STATES)) if _NEXT[s][_DELTA] == s and _DO[s][_DELTA] == (_APPLY,)
+)
 
 _loads = orjson.loads
 _JSONDecodeError = orjson.JSONDecodeError
 # The hot delta of each block kind, as Anthropic writes it: the frame up to its one
 # string (the index filled in when the block opens), then `}`, spaces, `}`.
-_HOT_HEAD = {
+_HOT_HEAD: Final = {
     "text": b'{"type":"content_block_delta","index":%d,"delta":{"type":"text_delta","text":',
     "thinking": b'{"type":"content_block_delta","index":%d,"delta":{"type":"thinking_delta","thinking":',
     "tool_use": b'{"type":"content_block_delta","index":%d,"delta":{"type":"input_json_delta","partial_json":',
@@ -95,9 +97,9 @@ _HOT_HEAD = {
 
 # block kinds
 _TEXT, _THINKING, _REDACTED, _TOOL, _SIDE = range(5)
-_BLOCK_KINDS = {"text": _TEXT, "thinking": _THINKING, "redacted_thinking": _REDACTED, "tool_use": _TOOL}
+_BLOCK_KINDS: Final = {"text": _TEXT, "thinking": _THINKING, "redacted_thinking": _REDACTED, "tool_use": _TOOL}
 # the block a delta implies when its start never came
-_IMPLIED_BY_DELTA = {
+_IMPLIED_BY_DELTA: Final = {
     "text_delta": "text",
     "citations_delta": "text",
     "thinking_delta": "thinking",
@@ -613,6 +615,6 @@ class Anthropic(MachineHandler):
         self.parts = []
 
 
-_ACTIONS: tuple[Callable[[Anthropic, dict[str, Any]], None], ...] = tuple(
+_ACTIONS: Final[tuple[Callable[[Anthropic, dict[str, Any]], None], ...]] = tuple(
     getattr(Anthropic, "_" + name) for name in M.ACTIONS
 )

@@ -7,7 +7,7 @@
 # mapping.  Gateway quirks absorbed here are listed beside the code that absorbs them.
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Final
 
 from unievent._events import FinishReason
 from unievent._framing import FRAME_OK, FRAME_OVER
@@ -21,29 +21,29 @@ from unievent._shared import error_of, json_text
 
 __all__ = ["OpenAIChat", "normalize_openai_finish"]
 
-_NEXT = M.NEXT
-_DO = M.DO
-_APPLY = M.A_APPLY_CHUNK
-_FINISH = M.A_RECORD_FINISH
-_ERROR = M.A_RECORD_ERROR
-_SY_CHUNK = M.SY_CHUNK
-_SY_FINISH_CHUNK = M.SY_FINISH_CHUNK
+_NEXT: Final = M.NEXT
+_DO: Final = M.DO
+_APPLY: Final = M.A_APPLY_CHUNK
+_FINISH: Final = M.A_RECORD_FINISH
+_ERROR: Final = M.A_RECORD_ERROR
+_SY_CHUNK: Final = M.SY_CHUNK
+_SY_FINISH_CHUNK: Final = M.SY_FINISH_CHUNK
 # _APPLY_ONLY[state][symbol]: the transition's only action is apply_chunk (frame()
 # runs it inline; everything else goes through _fire)
-_APPLY_ONLY = tuple(tuple(actions == (_APPLY,) for actions in row) for row in _DO)
+_APPLY_ONLY: Final = tuple(tuple(actions == (_APPLY,) for actions in row) for row in _DO)
 # states in which no further chunk is read: the decoder stops feeding frames
-_TERMINAL = frozenset(s for s in range(len(M.STATES)) if _NEXT[s][M.SY_CHUNK] < 0)
+_TERMINAL: Final = frozenset(s for s in range(len(M.STATES)) if _NEXT[s][M.SY_CHUNK] < 0)
 # states whose chunk transition is "stay here and apply the chunk": where the on-demand
 # path may take a text chunk (the table still decides)
-_CHUNK_LOOPS = tuple(_NEXT[s][_SY_CHUNK] == s and _APPLY_ONLY[s][_SY_CHUNK] for s in range(len(M.STATES)))
-_CONTENT = ("choices", 0, "delta", "content")
-_ARGUMENTS = ("choices", 0, "delta", "tool_calls", 0, "function", "arguments")
-_LEARN_TRIES = 4  # full-path text chunks from which a template is learned, at most
+_CHUNK_LOOPS: Final = tuple(_NEXT[s][_SY_CHUNK] == s and _APPLY_ONLY[s][_SY_CHUNK] for s in range(len(M.STATES)))
+_CONTENT: Final = ("choices", 0, "delta", "content")
+_ARGUMENTS: Final = ("choices", 0, "delta", "tool_calls", 0, "function", "arguments")
+_LEARN_TRIES: Final = 4  # full-path text chunks from which a template is learned, at most
 
-_RF_CONTENT = {"reasoning_field": "reasoning_content"}
-_RF_REASONING = {"reasoning_field": "reasoning"}
+_RF_CONTENT: Final = {"reasoning_field": "reasoning_content"}
+_RF_REASONING: Final = {"reasoning_field": "reasoning"}
 
-_FINISH_MAP: dict[str, FinishReason] = {
+_FINISH_MAP: Final[dict[str, FinishReason]] = {
     "stop": "stop",
     "length": "length",
     "tool_calls": "tool_call",
@@ -165,13 +165,18 @@ class OpenAIChat(MachineHandler):
         obj = self.parse(event, payload)
         if isinstance(obj, int):
             return obj
-        self.learnable = self.learnable_call = None
         over = self.frame(event, obj)
+        # what frame() found it could learn from: None again before the next frame (reset
+        # after reading, not before the call, which mypy would narrow to None, and a
+        # compiled handler checks the narrowed type)
+        learnable = self.learnable
+        learnable_call = self.learnable_call
+        self.learnable = self.learnable_call = None
         if self.learn_tries and not over:
-            if self.learnable is not None:
+            if learnable is not None:
                 self._learn(Template.learn(payload, obj, _CONTENT, None), None)
-            elif self.learnable_call is not None:
-                self._learn(Template.learn(payload, obj, _ARGUMENTS, None), self.learnable_call)
+            elif learnable_call is not None:
+                self._learn(Template.learn(payload, obj, _ARGUMENTS, None), learnable_call)
         return FRAME_OVER if over else FRAME_OK
 
     def _learn(self, template: Template | None, call: _Call | None) -> None:

@@ -40,7 +40,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Final
 
 from unievent._events import FinishReason
 from unievent._framing import FRAME_OK, FRAME_OVER
@@ -52,18 +52,18 @@ from unievent._shared import as_dict, as_int, as_list, as_str, code_of, error_of
 
 __all__ = ["OpenAIResponses"]
 
-_NEXT = M.NEXT
-_DO = M.DO
-_STATES = M.STATES
-_ALLOWED = M.ALLOWED
-_ST_FAILED = M.ST_FAILED
+_NEXT: Final = M.NEXT
+_DO: Final = M.DO
+_STATES: Final = M.STATES
+_ALLOWED: Final = M.ALLOWED
+_ST_FAILED: Final = M.ST_FAILED
 # states in which nothing but eof is declared: the decoder stops feeding frames.  They
 # are declared last, so "terminal" is one comparison.
-_TERMINAL = frozenset(s for s in range(len(M.STATES)) if M.ALLOWED[s] in ((), ("eof",)))
-_FIRST_TERMINAL = min(_TERMINAL)
+_TERMINAL: Final = frozenset(s for s in range(len(M.STATES)) if M.ALLOWED[s] in ((), ("eof",)))
+_FIRST_TERMINAL: Final = min(_TERMINAL)
 assert set(range(_FIRST_TERMINAL, len(M.STATES))) == _TERMINAL, "terminal states must be declared last"
 
-_SYMBOL_OF_TYPE: dict[str, int] = {
+_SYMBOL_OF_TYPE: Final[dict[str, int]] = {
     "response.created": M.SY_CREATED,
     "response.queued": M.SY_PROGRESS,
     "response.in_progress": M.SY_PROGRESS,
@@ -90,16 +90,16 @@ _SYMBOL_OF_TYPE: dict[str, int] = {
     "response.failed": M.SY_FAILED,
     "error": M.SY_ERROR,
 }
-_SY_ADDED = -1  # response.output_item.added: the symbol depends on the item's type
+_SY_ADDED: Final = -1  # response.output_item.added: the symbol depends on the item's type
 _SYMBOL_OF_TYPE["response.output_item.added"] = _SY_ADDED
-_SYMBOL_OF_ITEM = {
+_SYMBOL_OF_ITEM: Final = {
     "reasoning": M.SY_REASONING_ADDED,
     "message": M.SY_MESSAGE_ADDED,
     "function_call": M.SY_CALL_ADDED,
 }
 # the built-in tools' own events are `response.<prefix>.<what>` (or `<prefix>_code.`,
 # `<prefix>_arguments.`): all of them go to the open built-in item
-_BUILTIN_PREFIXES = (
+_BUILTIN_PREFIXES: Final = (
     "response.web_search_call",
     "response.file_search_call",
     "response.code_interpreter_call",
@@ -114,7 +114,7 @@ _BUILTIN_PREFIXES = (
     "response.apply_patch_call",
 )
 # symbols whose events belong to one output item (their output_index is checked)
-_ITEM_LEVEL = tuple(
+_ITEM_LEVEL: Final = tuple(
     s
     in (
         M.SY_PART,
@@ -131,15 +131,15 @@ _ITEM_LEVEL = tuple(
     for s in range(len(M.SYMBOLS))
 )
 # events of a reasoning item left open, by their ordinary symbol
-_LATE = {
+_LATE: Final = {
     M.SY_PART: M.SY_LATE_REASONING,
     M.SY_THINKING_DELTA: M.SY_LATE_REASONING,
     M.SY_THINKING_DONE: M.SY_LATE_REASONING,
     M.SY_ITEM_DONE: M.SY_LATE_REASONING_DONE,
 }
-_DELTA_PATH = ("delta",)
-_LEARN_TRIES = 4  # failed attempts to learn a template, per item, before giving up
-_MIROBODY_CUT = 4096  # Mirobody cuts streamed tool results at this many characters
+_DELTA_PATH: Final = ("delta",)
+_LEARN_TRIES: Final = 4  # failed attempts to learn a template, per item, before giving up
+_MIROBODY_CUT: Final = 4096  # Mirobody cuts streamed tool results at this many characters
 
 
 class _Item:
@@ -254,11 +254,12 @@ class OpenAIResponses(MachineHandler):
         obj = self.parse(event, payload)
         if isinstance(obj, int):
             return obj
-        self.learn = None
         over = self.frame(event, obj)
         if self.item is not self.hot_item:
             self.hot = None
+        # what frame() found it could learn from: None again before the next frame
         learn = self.learn
+        self.learn = None
         if learn is not None and self.learn_tries and not over:
             seq = obj.get("sequence_number")
             template = Template.learn(payload, obj, _DELTA_PATH, seq if type(seq) is int else None)
@@ -946,6 +947,6 @@ class OpenAIResponses(MachineHandler):
 
 
 #: DO_FN[state][symbol]: the action functions of the transition, in order
-_DO_FN: tuple[tuple[tuple[Callable[[OpenAIResponses, dict[str, Any]], None], ...], ...], ...] = tuple(
+_DO_FN: Final[tuple[tuple[tuple[Callable[[OpenAIResponses, dict[str, Any]], None], ...], ...], ...]] = tuple(
     tuple(tuple(getattr(OpenAIResponses, f"_a_{M.ACTIONS[a]}") for a in actions) for actions in row) for row in _DO
 )
