@@ -1,4 +1,5 @@
-"""`python -m codegen [--check]`: regenerate (or verify) generated modules and diagrams."""
+"""`python -m codegen [--check | --diff REV [--draw] | --audit]`: regenerate (or verify) generated modules
+and diagrams; show what a change did to the machines; audit them against the last test run."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ import sys
 from pathlib import Path
 
 try:
-    from codegen import diagrams
+    from codegen import diagrams, review
     from codegen.gen import generate
     from codegen.model import Machine, flatten
 except ModuleNotFoundError as missing:  # the dev tools are an extra, not a runtime dependency
@@ -73,11 +74,51 @@ def write() -> int:
     return 0
 
 
+def show_diff(rev: str, draw: bool, out: Path) -> int:
+    try:
+        diffs, failed = review.diff(ROOT, rev)
+    except review.DiffError as error:
+        print(f"cannot compare with {rev!r}: {error}", file=sys.stderr)
+        return 2
+    print(review.report(diffs, failed, rev), end="")
+    if draw:
+        written = review.draw(diffs, rev, out)
+        print()
+        for path in written:
+            print(f"wrote {path.relative_to(ROOT) if path.is_relative_to(ROOT) else path}")
+        if not written:
+            print("no machine changed: nothing drawn")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m codegen", description=__doc__)
-    parser.add_argument("--check", action="store_true", help="compare only; exit 1 on any drift")
+    mode = parser.add_mutually_exclusive_group()
+    mode.add_argument("--check", action="store_true", help="compare only; exit 1 on any drift")
+    mode.add_argument(
+        "--diff", metavar="REV", help="what changed in the declarations from git revision REV to the working tree"
+    )
+    mode.add_argument(
+        "--audit",
+        action="store_true",
+        help="states, symbols and transitions per machine, and which the last test run took",
+    )
+    parser.add_argument("--draw", action="store_true", help="with --diff: also draw each changed machine")
+    parser.add_argument(
+        "--out",
+        type=Path,
+        default=ROOT / "build" / "machine-diff",
+        help="where --draw writes (default: build/machine-diff)",
+    )
     args = parser.parse_args(argv)
+    if args.draw and not args.diff:
+        parser.error("--draw needs --diff REV")
     sys.path.insert(0, str(ROOT))
+    if args.diff:
+        return show_diff(args.diff, args.draw, args.out)
+    if args.audit:
+        print(review.audit(ROOT, [flatten(name) for name in machine_names()]), end="")
+        return 0
     return check() if args.check else write()
 
 

@@ -48,6 +48,8 @@ class Machine:
     digest: str = ""
     markup: dict[str, Any] = field(default_factory=dict)
     module: ModuleType | None = None
+    # HAPPY_PATHS: named walks of a typical complete stream, symbol names from INITIAL
+    happy_paths: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
     @property
     def guarded(self) -> bool:
@@ -93,7 +95,12 @@ def canonical_markup(markup: dict[str, Any], decl: ModuleType) -> str:
 
 
 def flatten(name: str) -> Machine:
-    decl = load_declaration(name)
+    return flatten_module(load_declaration(name))
+
+
+def flatten_module(decl: ModuleType) -> Machine:
+    """A declaration module (imported from machines/ or from any file) as a Machine."""
+    name = decl.NAME
     markup: dict[str, Any] = dict(build_transitions_machine(decl).markup)
     states = [s["name"] for s in markup["states"]]
     symbols = list(decl.SYMBOLS)
@@ -118,7 +125,7 @@ def flatten(name: str) -> Machine:
             )
             table[s_index[source]][y_index[trigger]].append(alt)
     digest = hashlib.sha256(canonical_markup(markup, decl).encode()).hexdigest()
-    return Machine(
+    m = Machine(
         name=decl.NAME,
         doc=(decl.__doc__ or "").strip(),
         states=states,
@@ -134,3 +141,62 @@ def flatten(name: str) -> Machine:
         markup=markup,
         module=decl,
     )
+    m.happy_paths = {str(k): tuple(v) for k, v in getattr(decl, "HAPPY_PATHS", {}).items()}
+    for title, path in m.happy_paths.items():
+        walk(m, path, title)
+    return m
+
+
+@dataclass(frozen=True)
+class Row:
+    """One declared transition by name: `source` on `symbol` (when `guard` holds) to `dest`, doing `actions`."""
+
+    source: str
+    symbol: str
+    guard: str  # "" for none; "a & !b" for conditions a and unless b
+    dest: str
+    actions: tuple[str, ...]
+
+    def label(self) -> str:
+        text = self.symbol + (f" [{self.guard}]" if self.guard else "")
+        return text + (" / " + ", ".join(self.actions) if self.actions else "")
+
+
+def rows(m: Machine) -> list[Row]:
+    """Every declared alternative, by state, then symbol, then declaration order."""
+    out = []
+    for s, row in enumerate(m.table):
+        for y, alts in enumerate(row):
+            for alt in alts:
+                guard = [m.guards[g] for g in alt.conditions] + [f"!{m.guards[g]}" for g in alt.unless]
+                actions = tuple(m.actions[a] for a in alt.actions)
+                out.append(Row(m.states[s], m.symbols[y], " & ".join(guard), m.states[alt.dest], actions))
+    return out
+
+
+def walk(m: Machine, symbols: tuple[str, ...] | list[str], title: str = "walk") -> list[tuple[int, int]]:
+    """The (state, symbol) steps of a walk from INITIAL; raises ValueError unless it is a complete stream.
+
+    A guarded step takes the first declared alternative, as the assembly planner does
+    (guards are content rules, not part of the walk).  A walk ends in a FINAL state,
+    by `eof` when the machine has that symbol.
+    """
+    y_index = {y: i for i, y in enumerate(m.symbols)}
+    state, steps = m.initial, []
+    if not symbols:
+        raise ValueError(f"{m.name}: happy path {title!r} is empty")
+    for position, symbol in enumerate(symbols):
+        if symbol not in y_index:
+            raise ValueError(f"{m.name}: happy path {title!r}: {symbol!r} is not in SYMBOLS")
+        alts = m.table[state][y_index[symbol]]
+        if not alts:
+            raise ValueError(
+                f"{m.name}: happy path {title!r}: symbol {position} ({symbol}) is not declared in {m.states[state]!r}"
+            )
+        steps.append((state, y_index[symbol]))
+        state = alts[0].dest
+    if state not in m.final:
+        raise ValueError(f"{m.name}: happy path {title!r} ends in {m.states[state]!r}, not in a final state")
+    if "eof" in y_index and symbols[-1] != "eof":
+        raise ValueError(f"{m.name}: happy path {title!r} does not end with eof")
+    return steps

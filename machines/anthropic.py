@@ -84,6 +84,18 @@ ACTIONS = {
     "record_error": "remember the provider's error type and message; content already received is kept",
 }
 
+#: typical complete streams, drawn bold in the diagrams and walked by the tests
+HAPPY_PATHS = {
+    "text answer": [
+        "message_start", "block_start", "block_delta", "block_delta", "block_stop",
+        "message_delta", "finish_delta", "message_stop", "eof",
+    ],
+    "thinking, then a tool call": [
+        "message_start", "block_start", "block_delta", "block_delta", "block_stop",
+        "block_start", "block_delta", "block_stop", "finish_delta", "message_stop", "eof",
+    ],
+}
+
 _LIVE = ["waiting", "message", "block", "finished", "stopped"]
 # no block open: a (new) message may start
 _BETWEEN_MESSAGES = ["waiting", "message", "finished", "stopped"]

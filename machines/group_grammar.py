@@ -40,6 +40,16 @@ ACTIONS = {
 }
 
 
+#: typical complete streams, drawn bold in the diagrams and walked by the tests
+HAPPY_PATHS = {
+    "text answer": ["text_delta", "text_delta", "text_done", "stop"],
+    "thinking, then a tool call": [
+        "thinking_delta", "thinking_delta", "thinking_done", "tool_call_delta", "tool_call_delta", "tool_call_done",
+        "stop",
+    ],
+}
+
+
 def _group(kind: str) -> list[dict[str, object]]:
     opening: dict[str, object] = {
         "trigger": f"{kind}_delta",

@@ -23,6 +23,12 @@ ACTIONS = {
     "record_error": "remember the provider's error; text already received is kept",
 }
 
+#: typical complete streams, drawn bold in the diagrams and walked by the tests
+HAPPY_PATHS = {
+    "text answer": ["chunk", "chunk", "chunk", "finish_chunk", "done_sentinel", "eof"],
+    "tool call, no [DONE]": ["chunk", "chunk", "finish_chunk", "chunk", "eof"],
+}
+
 _OPEN = ["waiting", "streaming", "finished"]
 
 TRANSITIONS = [

@@ -127,6 +127,18 @@ ACTIONS = {
     "record_error": "the error event's message, type and code (response.failed may follow)",
 }
 
+#: typical complete streams, drawn bold in the diagrams and walked by the tests
+HAPPY_PATHS = {
+    "text answer": [
+        "created", "progress", "message_added", "part", "text_delta", "text_delta", "text_done", "part",
+        "item_done", "completed", "eof",
+    ],
+    "reasoning, then a tool call": [
+        "created", "progress", "reasoning_added", "part", "thinking_delta", "thinking_done", "part",
+        "item_done", "call_added", "args_delta", "args_delta", "args_done", "item_done", "completed", "eof",
+    ],
+}
+
 _OPEN = ["waiting", "between", "reasoning", "message", "function_call", "builtin"]
 _ITEMS = ["reasoning", "message", "function_call", "builtin"]
 _IDLE = ["waiting", "between"]

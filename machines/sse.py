@@ -43,6 +43,12 @@ ACTIONS = {
     "mark_cut": "the body ended inside a frame: the stream was cut",
 }
 
+#: typical complete streams, drawn bold in the diagrams and walked by the tests
+HAPPY_PATHS = {
+    "named frames": ["event", "data", "blank", "event", "data", "data", "blank", "eof"],
+    "data-only frames": ["data", "blank", "data", "blank", "eof"],
+}
+
 _ANY_OPEN = ["start", "body", "idle", "named", "gather"]
 
 TRANSITIONS = [

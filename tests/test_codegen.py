@@ -75,6 +75,7 @@ def test_changing_a_transition_changes_the_digest_and_the_code(name: str, monkey
     sources = [first["source"]] if isinstance(first["source"], str) else list(first["source"])
     elsewhere = [s for s in decl.STATES if s != first["dest"] and not (first["dest"] == "=" and s in sources)]
     changed = {**first, "dest": elsewhere[0]}
+    monkeypatch.setattr(decl, "HAPPY_PATHS", {})  # the walks may no longer hold: flatten would refuse
     monkeypatch.setattr(decl, "TRANSITIONS", [changed, *rest])
     after = flatten(name)
     assert after.digest != before.digest
@@ -135,9 +136,19 @@ def test_dot_text_is_sorted_and_stable(name: str) -> None:
     lines = first.splitlines()
     nodes = [line for line in lines if re.match(r'^    "[^"]+" \[label=', line)]
     assert [n.split('"')[1] for n in nodes] == sorted(load_declaration(name).STATES)
+    # one line per (source, dest, kind), sorted: happy-path edges first, then the other declared ones
     edge_lines = [line for line in lines if re.match(r'^    "[^"]+" -> "[^"]+"', line)]
-    pairs = [tuple(line.split('"')[1:4:2]) for line in edge_lines]
-    assert pairs == sorted(pairs) and len(set(pairs)) == len(pairs)
+    kinds = {diagrams.BLUE: 0, "#404040": 1}
+    keys = [(*line.split('"')[1:4:2], kinds[re.findall(r'color="(#[0-9a-f]+)"', line)[0]]) for line in edge_lines]
+    assert keys == sorted(keys) and len(set(keys)) == len(keys)
+    # each edge on one line, its labels separated by DOT's `\n`
+    assert all(line.endswith("];") for line in edge_lines)
+    # notes: ids in order, every edge from one of them dashed grey
+    note_ids = re.findall(r"^    (__note_\d+) \[shape=note", first, re.M)
+    assert note_ids == [f"__note_{i}" for i in range(len(note_ids))]
+    for line in lines:
+        if re.match(r"^    __note_\d+ -> ", line) and "style=invis" not in line:
+            assert f'color="{diagrams.GREY}"' in line and "style=dashed" in line
 
 
 @pytest.mark.parametrize("name", MACHINES)

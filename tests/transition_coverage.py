@@ -9,17 +9,28 @@ session fails otherwise, listing what no test reached.
 Compiled modules (mypyc) read their tables from C statics and call `step` directly,
 past any swap: under a compiled build the check is skipped (run the suite with
 UNIEVENT_PURE=1 for it).  The suite's coverage does not depend on the build.
+
+Whenever the whole suite ran on the pure build, what was recorded is written to
+`.transition-coverage.json` at the repository root (ignored by git), for
+`python -m codegen --audit`: per machine, its declaration digest, the (state, symbol)
+pairs declared and the ones taken.
 """
 
 from __future__ import annotations
 
 import importlib
+import json
 import sys
+import time
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 Transition = tuple[str, str, str]  # machine, state, symbol
+
+#: where the last whole run's record goes (read by `python -m codegen --audit`)
+RECORD = Path(__file__).resolve().parent.parent / ".transition-coverage.json"
 
 #: declared transitions no test needs to take, with the reason
 ALLOWED: dict[Transition, str] = {}
@@ -127,8 +138,30 @@ def _whole_suite(session: pytest.Session) -> bool:
     )
 
 
+def write_record(path: Path, taken: set[Transition], declared_now: set[Transition], exitstatus: int) -> None:
+    """The record `codegen --audit` reads: per machine, its digest and the pairs declared and taken."""
+    machines: dict[str, dict[str, Any]] = {}
+    for name in sorted({t[0] for t in declared_now}):
+        gen = importlib.import_module(f"unievent._generated.{name}")
+        machines[name] = {
+            "digest": gen.DIGEST,
+            "declared": sorted([s, y] for m, s, y in declared_now if m == name),
+            "taken": sorted([s, y] for m, s, y in taken if m == name),
+        }
+    record = {
+        "finished": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "exitstatus": int(exitstatus),
+        "machines": machines,
+    }
+    path.write_text(json.dumps(record, indent=1) + "\n")
+
+
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
-    if exitstatus != 0 or not _whole_suite(session):
+    if not _whole_suite(session):
+        return
+    if _RECORDING and not session.shouldstop and not session.shouldfail:  # not cut short by -x / --maxfail
+        write_record(RECORD, _TAKEN, declared(), exitstatus)
+    if exitstatus != 0:
         return
     reporter = session.config.pluginmanager.get_plugin("terminalreporter")
     if not _RECORDING:
