@@ -34,22 +34,23 @@ ROOT = Path(__file__).resolve().parent.parent
 SRC = "decoder"
 #: the modules compiled with mypyc, relative to SRC.  None may define an attrs class
 #: or an async generator; every module they import stays interpreted.
-HOT = (
-    "unievent/_framing/sse.py",
+_CORE = (
     "unievent/_grammar.py",
     "unievent/_decoder.py",
     "unievent/_session.py",
     "unievent/_shared.py",
     "unievent/_ondemand.py",
     "unievent/_jsonscan.py",
-    "unievent/_protocols/openai_chat.py",
-    "unievent/_protocols/anthropic.py",
-    "unievent/_protocols/openai_responses.py",
-    "unievent/_generated/sse.py",
-    "unievent/_generated/group_grammar.py",
-    "unievent/_generated/anthropic.py",
-    "unievent/_generated/openai_chat.py",
-    "unievent/_generated/openai_responses.py",
+)
+#: every framer, protocol handler and generated table is compiled as well
+_FOLDERS = ("unievent/_framing", "unievent/_protocols", "unievent/_generated")
+HOT = _CORE + tuple(
+    sorted(
+        f"{folder}/{path.name}"
+        for folder in _FOLDERS
+        for path in (ROOT / SRC / folder).glob("*.py")
+        if path.name != "__init__.py"
+    )
 )
 #: mypyc's C output depends on its version: one pin for every compiled build
 MYPYC = "mypy==2.4.1"

@@ -38,7 +38,7 @@ import orjson
 import unievent
 
 CORPUS = Path(__file__).resolve().parent.parent.parent / "shared" / "corpus"
-PROTOCOLS = ("openai_chat", "anthropic", "openai_responses")
+PROTOCOLS = ("openai_chat", "anthropic", "openai_responses", "gemini", "gemini_interactions")
 MAX_FRAME = 64 * 1024  # small enough that an overlong line is cheap to build
 BYTEWISE_LIMIT = 12_000  # inputs up to this size are also fed byte by byte
 
@@ -90,10 +90,39 @@ def suite_seeds() -> list[Seed]:
         {"type": "response.output_item.done", "sequence_number": 9, "output_index": 2, "item": {"id": "fc", "type": "function_call"}},
         {"type": "response.completed", "sequence_number": 10, "response": {"id": "r", "status": "completed", "usage": {"input_tokens": 4, "output_tokens": 2}}},
     ]
+    gemini: list[dict[str, Any]] = [
+        {"candidates": [{"content": {"parts": [{"text": "hm", "thought": True}], "role": "model"}}], "modelVersion": "g"},
+        {"candidates": [{"content": {"parts": [{"text": "Hi ✓", "thoughtSignature": "c2ln"}], "role": "model"}, "index": 0}]},
+        {"candidates": [{"content": {"parts": [{"functionCall": {"name": "f", "args": {"a": [1, {"b": None}]}}}]}}]},
+        {"candidates": [{"content": {"parts": [{"functionCall": {"name": "g", "willContinue": True}}]}}]},
+        {"candidates": [{"content": {"parts": [{"functionCall": {"partialArgs": [{"jsonPath": "$.q[0].x", "stringValue": "ab", "willContinue": True}], "willContinue": True}}]}}]},
+        {"candidates": [{"content": {"parts": [{"functionCall": {"partialArgs": [{"jsonPath": "$.q[1]", "numberValue": 2.0}]}}]}}]},
+        {"candidates": [{"content": {"parts": [{"inlineData": {"mimeType": "image/png", "data": "aGk="}}, {"executableCode": {"code": "1"}}]}}]},
+        {"candidates": [{"content": {"parts": [{"text": "", "thoughtSignature": "ZW5k"}]}, "finishReason": "STOP"}],
+         "usageMetadata": {"promptTokenCount": 9, "candidatesTokenCount": 3, "thoughtsTokenCount": 2}},
+    ]
+    interactions: list[dict[str, Any]] = [
+        {"event_type": "interaction.created", "interaction": {"id": "i", "model": "g", "status": "in_progress"}},
+        {"event_type": "step.start", "index": 0, "step": {"type": "thought"}},
+        {"event_type": "step.delta", "index": 0, "delta": {"type": "thought_summary", "content": {"type": "text", "text": "hm"}}},
+        {"event_type": "step.delta", "index": 0, "delta": {"type": "thought_signature", "signature": "c2ln"}},
+        {"event_type": "step.stop", "index": 0},
+        {"event_type": "step.start", "index": 1, "step": {"type": "model_output"}},
+        {"event_type": "step.delta", "index": 1, "delta": {"type": "text", "text": "Hi"}},
+        {"event_type": "step.stop", "index": 1},
+        {"event_type": "step.start", "index": 2, "step": {"type": "function_call", "id": "c", "name": "f", "arguments": {}}},
+        {"event_type": "step.delta", "index": 2, "delta": {"type": "arguments_delta", "arguments": '{"q": 1}'}},
+        {"event_type": "step.stop", "index": 2},
+        {"event_type": "interaction.completed", "interaction": {"status": "requires_action", "usage": {"total_input_tokens": 5}}},
+    ]
+    array = b"[" + b",\r\n".join(orjson.dumps(o, option=orjson.OPT_INDENT_2) for o in gemini) + b"\n]"
     return [
         ("openai_chat", "suite/chat", b"".join(_frame(o, event=False) for o in chat) + b"data: [DONE]\n\n"),
         ("anthropic", "suite/anthropic", b"".join(_frame(o) for o in anthropic)),
         ("openai_responses", "suite/responses", b"".join(_frame(o) for o in responses)),
+        ("gemini", "suite/gemini", b"".join(_frame(o, event=False).replace(b"\n", b"\r\n") for o in gemini)),
+        ("gemini", "suite/gemini-array", array),
+        ("gemini_interactions", "suite/interactions", b"".join(_frame(o, event=False) for o in interactions) + b"event: done\ndata: [DONE]\n\n"),
     ]
 
 
@@ -104,7 +133,7 @@ def corpus_seeds() -> list[Seed]:
         return []
     seeds = []
     for entry in json.loads(manifest.read_text()):
-        if entry["protocol"] in unievent.PROTOCOLS and entry.get("wire_format", "sse") == "sse":
+        if entry["protocol"] in unievent.PROTOCOLS:
             seeds.append((entry["protocol"], entry["file"], (CORPUS / entry["file"]).read_bytes()))
     return seeds
 

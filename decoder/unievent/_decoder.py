@@ -22,7 +22,8 @@ import orjson
 from unievent._errors import DecoderStateError, DecoderUsageError, FrameTooLargeError, UniEventError
 from unievent._events import DoneItem, Event, Message, ToolCallDone
 from unievent._framing import FRAME_JUNK, FRAME_OK, FRAME_OVER, Framer
-from unievent._framing.sse import DEFAULT_MAX_FRAME, SSEFramer
+from unievent._framing.sniff import FramingSniffer, make_framer
+from unievent._framing.sse import DEFAULT_MAX_FRAME
 from unievent._grammar import ArgumentsError
 from unievent._ondemand import fast_paths_enabled
 from unievent._outcome import End, Outcome, ProviderError
@@ -64,6 +65,9 @@ class StreamDecoder:
     - `max_retained`: cap on the side events the outcome keeps (side-channel deltas
       are never kept: a side block's done carries what they assembled).  Reaching it
       is recorded as the anomaly ``retention_cap``.
+    - `framing`: for a protocol whose body comes in more than one framing (``gemini``:
+      ``"sse"`` or ``"json_array"``), force one; by default the first byte that is not
+      whitespace decides (``[``: a JSON array).
 
     `push(data)` returns the events completed by those bytes; `finish()` returns the
     last events and the Outcome at end of input; `abort()` returns the Outcome of a
@@ -80,11 +84,16 @@ class StreamDecoder:
         side_events: bool = False,
         max_frame: int = DEFAULT_MAX_FRAME,
         max_retained: int = DEFAULT_MAX_RETAINED,
+        framing: str | None = None,
     ) -> None:
         spec = PROTOCOLS.get(protocol)
         if spec is None:
             known = ", ".join(sorted(PROTOCOLS))
             raise DecoderUsageError(f"unknown protocol {protocol!r}; known: {known}")
+        if framing is not None and framing not in spec.framings:
+            raise DecoderUsageError(
+                f"{protocol} comes as {' or '.join(spec.framings)}, not {framing!r}"
+            )
         self.protocol = protocol
         self.spec: ProtocolSpec = spec
         self.stream_id = stream_id if stream_id is not None else uuid.uuid4().hex[:16]
@@ -98,7 +107,11 @@ class StreamDecoder:
         if raw is not None and fast_paths_enabled():
             self.handler.parse = self._object  # type: ignore[attr-defined]
             sink = raw
-        self.framer: Framer = SSEFramer(sink, protocol, max_frame)
+        self.framer: Framer
+        if framing is None and len(spec.framings) > 1:
+            self.framer = FramingSniffer(sink, protocol, max_frame, self._use_framer)
+        else:
+            self.framer = make_framer(framing or spec.framings[0], sink, protocol, max_frame)
         self._ended: str | None = None
         self._refused: UniEventError | None = None
         self._argument_failure: ArgumentsError | None = None
@@ -216,6 +229,9 @@ class StreamDecoder:
             self.session.note("frame_too_deep", f"a frame nested deeper than {MAX_DEPTH} levels was not read")
             return FRAME_JUNK
         return obj
+
+    def _use_framer(self, framer: Framer) -> None:
+        self.framer = framer
 
     @property
     def fast_frames(self) -> int:

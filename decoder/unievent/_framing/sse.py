@@ -118,6 +118,12 @@ _SHORTCUT_DEST: tuple[int, ...] = tuple(_shortcut_dest(s) for s in range(len(M.S
 assert all(acts.index(_DISPATCH) == len(acts) - 1 for row in _DO for acts in row if _DISPATCH in acts)
 
 
+def _all_start(lines: list[bytes], field: bytes, k: int) -> bool:
+    """Whether all k + 1 `lines` start with `field` (one join and one count, in C)."""
+    joined = b"\n".join(lines)
+    return joined.startswith(field) and joined.count(b"\n" + field) == k
+
+
 class SSEFramer:
     """Incremental SSE framer: `feed(bytes)` as bytes arrive, `eof()` at the end.
 
@@ -348,25 +354,29 @@ class SSEFramer:
 
     def _uniform(self, complete: bytes, dest: int) -> bool:
         """Frames all of one shape, recognized by counting in C instead of looking at
-        each: every frame `data: X`, or every frame `event: E` + `data: X`, one line
-        each.  (Every line end is then accounted for by the separators and the
-        `data:` lines the counts found, so no frame holds another line.)  Returns
-        False, having done nothing, for anything else."""
+        each: every frame `data: X`, or every frame `event: E` + `data: X`.  Split into
+        lines, such a run is those lines in turn, then a blank one: the blank lines are
+        counted where they must be, and every `data:` (and `event:`) line is checked to
+        start so.  Returns False, having done nothing, for anything else."""
         if complete.startswith(b"data: "):
-            k = complete.count(b"\n\ndata: ")
             lines = complete.split(b"\n")
-            if len(lines) != 2 * k + 1:
+            k = len(lines) // 2
+            datas = lines[0::2]
+            if len(lines) != 2 * k + 1 or lines[1::2].count(b"") != k or not _all_start(datas, b"data: ", k):
                 return False
             events: list[str | None] = [None] * (k + 1)
-            payloads = list(map(_AFTER_DATA, lines[0::2]))
+            payloads = list(map(_AFTER_DATA, datas))
         elif complete.startswith(b"event: "):
-            k = complete.count(b"\n\nevent: ")
-            if complete.count(b"\ndata: ") != k + 1:
-                return False
             lines = complete.split(b"\n")
-            if len(lines) != 3 * k + 2:
+            k = len(lines) // 3
+            heads, datas = lines[0::3], lines[1::3]
+            if (
+                len(lines) != 3 * k + 2
+                or lines[2::3].count(b"") != k
+                or not _all_start(heads, b"event: ", k)
+                or not _all_start(datas, b"data: ", k)
+            ):
                 return False
-            heads = lines[0::3]
             known = self._names_of_lines
             events = list(map(known.get, heads))
             if None in events:  # names not seen before: each decoded once, then looked up
@@ -375,7 +385,7 @@ class SSEFramer:
                 events = list(map(known.get, heads))
                 if None in events:  # more names than the cache keeps
                     events = [self._line_name(line) for line in heads]
-            payloads = list(map(_AFTER_DATA, lines[1::3]))
+            payloads = list(map(_AFTER_DATA, datas))
         else:
             return False
         self.state = dest

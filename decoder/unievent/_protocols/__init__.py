@@ -6,7 +6,7 @@ from collections.abc import Callable
 
 import attrs
 
-from unievent._protocols import anthropic, openai_chat, openai_responses
+from unievent._protocols import anthropic, gemini, gemini_interactions, openai_chat, openai_responses
 from unievent._session import Handler, Session
 
 __all__ = ["PROTOCOLS", "ProtocolSpec"]
@@ -30,5 +30,9 @@ PROTOCOLS: dict[str, ProtocolSpec] = {
         ProtocolSpec("openai_chat", openai_chat.OpenAIChat, ("sse",), "OpenAI-compatible Chat Completions"),
         ProtocolSpec("anthropic", anthropic.Anthropic, ("sse",), "Anthropic Messages"),
         ProtocolSpec("openai_responses", openai_responses.OpenAIResponses, ("sse",), "OpenAI Responses (and Mirobody)"),
+        ProtocolSpec("gemini", gemini.Gemini, ("sse", "json_array"), "Google Gemini generateContent"),
+        ProtocolSpec(
+            "gemini_interactions", gemini_interactions.GeminiInteractions, ("sse",), "Google Gemini Interactions API"
+        ),
     )
 }

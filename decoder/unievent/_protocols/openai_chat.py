@@ -5,6 +5,9 @@
 # fragments find their call (index, else id, else position), when a call may be
 # announced (MMSP needs its name and id on the first delta), usage and finish-reason
 # mapping.  Gateway quirks absorbed here are listed beside the code that absorbs them.
+# The OpenAI-compatible Gemini endpoint sends a thought signature as `extra_content`
+# ({"google": {"thought_signature": ...}}) on a tool call or on a text delta: it is kept
+# whole as that item's fidelity `{"extra_content": ...}`, to be sent back as it came.
 from __future__ import annotations
 
 from typing import Any, ClassVar, Final
@@ -74,7 +77,7 @@ class _Call:
     """One tool call being gathered: its block (text is block 0, the k-th call from 0
     is block k + 1: the numbering of made-up ids) and what arrived."""
 
-    __slots__ = ("args", "block", "closed", "id", "name", "nesting", "open", "parsed")
+    __slots__ = ("args", "block", "closed", "fidelity", "id", "name", "nesting", "open", "parsed")
 
     def __init__(self, block: int) -> None:
         self.block = block
@@ -86,6 +89,7 @@ class _Call:
         # the arguments' nesting, tracked only once another call waits for this one
         self.nesting: Nesting | None = None
         self.parsed: bool | None = None  # whether the complete arguments parsed
+        self.fidelity: dict[str, Any] | None = None
 
     def add(self, fragment: str) -> None:
         self.args.append(fragment)
@@ -238,6 +242,9 @@ class OpenAIChat(MachineHandler):
         model = obj.get("model")
         if model != self.model and model and type(model) is str:
             self.model = self.session.model = model
+            # a learned template's frames name the model it was learned with: taking
+            # them on demand is right only while that is the model
+            self.hot = self.hot_args = None
         if obj.get("usage"):
             self._usage(obj["usage"])
         x_groq = obj.get("x_groq")
@@ -259,7 +266,11 @@ class OpenAIChat(MachineHandler):
             return
         # order within a chunk: reasoning, then text (and its annotations), then tool calls
         self._reasoning(delta)
-        if content:
+        extra = delta.get("extra_content")
+        if type(extra) is dict and extra:
+            # the OpenAI-compatible Gemini endpoint: the thought signature of a text answer
+            self.asm.text(content if type(content) is str else "", {"extra_content": extra})
+        elif content:
             if type(content) is str:
                 self.asm.text(content)
             elif type(content) is list:
@@ -400,9 +411,8 @@ class OpenAIChat(MachineHandler):
             name = ""
             arguments = ""
             if type(function) is dict:
-                name = function.get("name") or ""
-                if type(name) is not str:
-                    name = ""
+                given = function.get("name")
+                name = given if given and type(given) is str else ""
                 raw = function.get("arguments")
                 if type(raw) is str:
                     arguments = raw
@@ -410,6 +420,13 @@ class OpenAIChat(MachineHandler):
                     # some gateways send the arguments as an object: taken whole
                     arguments = json_text(raw)
             call = self._route(fragment.get("index"), call_id, position)
+            extra = fragment.get("extra_content")
+            if type(extra) is dict and extra and call.fidelity is None:
+                # the OpenAI-compatible Gemini endpoint: a call's thought signature, kept
+                # whole so a replay sends back exactly the `extra_content` that came
+                call.fidelity = {"extra_content": extra}
+                if call.open and self.asm.open_kind == "tool_call":
+                    self.asm.fidelity(call.fidelity)  # it came after the call began
             self._update(call, call_id, name, arguments)
 
     def _route(self, index: Any, call_id: str, position: int) -> _Call:
@@ -476,7 +493,7 @@ class OpenAIChat(MachineHandler):
         self._flush_annotations()
         if not call.id:
             call.id = f"call_{self.session.stream_id}_{call.block}"
-        self.asm.tool_call(call.name, call.id, "".join(call.args))
+        self.asm.tool_call(call.name, call.id, "".join(call.args), call.fidelity)
         call.open = True
         self.current = call
         self.made_calls = True

@@ -1,0 +1,441 @@
+# Google Gemini generateContent: `streamGenerateContent` records, over SSE (`alt=sse`)
+# or as the elements of one streamed JSON array (the framer does not matter here).
+#
+# Frame lifecycle: the generated machine from machines/gemini.py.  This module owns
+# what a record means.  Only candidate 0 is decoded (others are noted).  Its parts, in
+# order:
+#
+# - `text` is text; with `thought: true`, thinking.  Consecutive parts of one kind form
+#   one item.
+# - `thoughtSignature`, on any part, is fidelity `{"signature": ...}` of the item that
+#   part belongs to, exactly as sent: on a text or thought part, its item (an empty
+#   text part carrying one, as Gemini 3 ends a text answer, belongs to the open text
+#   item; with none open it is an empty text item of its own); on a function call, that
+#   call (only the first of parallel calls has one); a part with nothing but a signature
+#   goes to the open item.  A signature is never dropped or moved to another item.
+# - `functionCall {name, args, id?}` arrives whole: one tool_call.delta with the whole
+#   arguments, then its done; a call without an id gets `call_<stream_id>_<k+1>` for the
+#   k-th call from 0 (block 0 being the text, as for OpenAI).  Vertex streams arguments
+#   instead: a part `{name, willContinue: true}` opens the call, parts of `partialArgs`
+#   (`jsonPath` and a string, number, bool or null value, strings continued by
+#   `willContinue`) fill it in, and `{}` or a part without `willContinue` closes it; the
+#   fragments go out as arguments text that joins to exactly the final JSON (`_ArgsText`).
+# - `inlineData {mimeType, data}` is inline_data (each image its own item, consecutive
+#   audio of one type one item); with `thought: true`, inline_thinking.
+# - every other part kind (`executableCode`, `codeExecutionResult`, `toolCall`,
+#   `toolResponse`, kinds not invented yet) goes to the side channel, in order, never a
+#   tool call; so do the candidate's `groundingMetadata`, `citationMetadata` and
+#   `urlContextMetadata` (the last of each is also kept in extras).
+#
+# Usage is a running snapshot on many records: the last value of each field wins.
+# cached_tokens = cachedContentTokenCount, prompt_tokens = promptTokenCount - cached,
+# thoughts_tokens = thoughtsTokenCount, response_tokens = candidatesTokenCount; Vertex's
+# count-less usage objects (only `trafficType`) change nothing.  Finish: STOP is stop, or
+# tool_call when the response made function calls; MAX_TOKENS is length; anything else
+# is unknown, the native value kept.
+#
+# The OpenAI-compatible Gemini endpoint speaks openai_chat: see that module.
+from __future__ import annotations
+
+import binascii
+import re
+from typing import Any, ClassVar, Final
+
+from unievent._events import FinishReason
+from unievent._generated import gemini as M
+from unievent._outcome import ProviderError
+from unievent._session import MachineHandler, Session
+from unievent._shared import as_int, code_of, json_text, shown, str_or_none
+
+__all__ = ["Gemini", "normalize_gemini_finish"]
+
+_NEXT: Final = M.NEXT
+_DO: Final = M.DO
+_TERMINAL: Final = frozenset(s for s in range(len(M.STATES)) if M.ALLOWED[s] in ((), ("eof",)))
+# part keys that modify the part rather than name its kind
+_MODIFIERS: Final = frozenset(("thought", "thoughtSignature", "partMetadata", "videoMetadata", "mediaResolution"))
+_METADATA: Final = (
+    ("groundingMetadata", "grounding_metadata"),
+    ("citationMetadata", "citation_metadata"),
+    ("urlContextMetadata", "url_context_metadata"),
+)
+_USAGE_FIELDS: Final = (
+    ("promptTokenCount", "prompt_raw"),
+    ("cachedContentTokenCount", "cached"),
+    ("thoughtsTokenCount", "thoughts"),
+    ("candidatesTokenCount", "response"),
+)
+_PATH_STEP: Final = re.compile(r"""\.([^.\[\]]+)|\[(\d+)\]|\['((?:[^'\\]|\\.)*)'\]|\["((?:[^"\\]|\\.)*)"\]""")
+
+
+def normalize_gemini_finish(native: str | None, made_calls: bool) -> FinishReason:
+    """MMSP finish reason for a finishReason: STOP is stop (tool_call when the turn made
+    function calls: Gemini says STOP then too), MAX_TOKENS length, anything else unknown."""
+    if native == "STOP":
+        return "tool_call" if made_calls else "stop"
+    if native == "MAX_TOKENS":
+        return "length"
+    return "unknown"
+
+
+def _path(text: str) -> list[str | int] | None:
+    """The steps of an RFC 9535 path such as `$.a.b[0]['c']`, or None when it is not one."""
+    if not text.startswith("$"):
+        return None
+    steps: list[str | int] = []
+    pos = 1
+    while pos < len(text):
+        found = _PATH_STEP.match(text, pos)
+        if found is None:
+            return None
+        name, index, quoted, double = found.groups()
+        if index is not None:
+            steps.append(int(index))
+        else:
+            steps.append(name if name is not None else (quoted if quoted is not None else double or ""))
+        pos = found.end()
+    return steps
+
+
+class _ArgsText:
+    """Vertex's streamed arguments written out as JSON text while the fragments arrive.
+
+    The text so far is always a prefix of the final arguments' JSON: a fragment for the
+    path of the string still open continues it; any other path closes what lies between
+    and opens what leads to it.  A fragment that would go back (a path already closed,
+    a lower array index) cannot be written as a prefix: `add` returns None for it.
+    """
+
+    __slots__ = ("cursor", "open_string", "started", "written")
+
+    def __init__(self) -> None:
+        self.cursor: list[str | int] = []  # the path of the last value written
+        self.open_string = False
+        self.started = False
+        self.written: set[tuple[str | int, ...]] = set()
+
+    def add(self, path: list[str | int], value: Any, is_string: bool) -> str | None:
+        cursor = self.cursor
+        if self.open_string and is_string and path == cursor:
+            return json_text(value)[1:-1]  # the open string goes on
+        shared = 0
+        while shared < len(cursor) and shared < len(path) and cursor[shared] == path[shared]:
+            shared += 1
+        if not path or shared == len(path) or (cursor and shared == len(cursor)):
+            return None  # a value where a container is, or the other way round
+        if tuple(path[: shared + 1]) in self.written:
+            return None
+        step = path[shared]
+        if cursor and type(step) is not type(cursor[shared]):
+            return None
+        if type(step) is int and step < (cursor[shared] + 1 if cursor else 0):  # type: ignore[operator]
+            return None
+        out = []
+        if not self.started:
+            out.append("{")
+            self.started = True
+        if self.open_string:
+            out.append('"')
+            self.open_string = False
+        for depth in range(len(cursor) - 1, shared, -1):
+            out.append("}" if type(cursor[depth]) is str else "]")
+        if cursor:
+            out.append(",")
+        for depth in range(shared, len(path)):
+            step = path[depth]
+            if depth > shared:
+                out.append("{" if type(step) is str else "[")
+            if type(step) is str:
+                out.append(json_text(step) + ":")
+            else:
+                filled = cursor[depth] + 1 if depth == shared and cursor else 0  # type: ignore[operator]
+                out.append("null," * (step - filled))  # type: ignore[operator]
+            self.written.add(tuple(path[: depth + 1]))
+        if is_string:
+            out.append(json_text(value)[:-1])
+            self.open_string = True
+        else:
+            out.append(json_text(value))
+        self.cursor = path
+        return "".join(out)
+
+    def finish(self) -> str:
+        if not self.started:
+            return "{}"
+        out = ['"'] if self.open_string else []
+        cursor = self.cursor
+        for depth in range(len(cursor) - 1, 0, -1):
+            out.append("}" if type(cursor[depth]) is str else "]")
+        out.append("}")
+        return "".join(out)
+
+
+def _partial_value(arg: dict[str, Any]) -> tuple[Any, bool] | None:
+    """A partialArgs fragment's value and whether it is a string (None: it has none)."""
+    if "stringValue" in arg:
+        value = arg["stringValue"]
+        return (value, True) if type(value) is str else None
+    if "numberValue" in arg:
+        number = arg["numberValue"]
+        if type(number) is float and number.is_integer() and abs(number) < 2**53:
+            return int(number), False  # as a non-streamed `args` would give it
+        return (number, False) if type(number) in (int, float) else None
+    if "boolValue" in arg:
+        flag = arg["boolValue"]
+        return (flag, False) if type(flag) is bool else None
+    if "nullValue" in arg:
+        return None, False
+    return None
+
+
+class Gemini(MachineHandler):
+    """Protocol handler for `gemini` (see StreamDecoder)."""
+
+    machine: ClassVar[Any] = M
+
+    def __init__(self, session: Session) -> None:
+        self.session = session
+        self.asm = session.asm
+        self.state = M.INITIAL
+        self.calls = 0
+        self.made_calls = False
+        self.streamed: _ArgsText | None = None  # a Vertex call whose arguments are streaming
+        self.usage_raw: dict[str, int] = {}
+
+    # --- frames ---------------------------------------------------------------------
+
+    def frame(self, event: str | None, obj: dict[str, Any]) -> bool:
+        if obj.get("error") is not None:
+            symbol = M.SY_ERROR
+        else:
+            candidates = obj.get("candidates")
+            first = candidates[0] if type(candidates) is list and candidates else None
+            if type(first) is dict:
+                reason = first.get("finishReason")
+                symbol = M.SY_FINISH_RECORD if reason and type(reason) is str else M.SY_RECORD
+            else:
+                feedback = obj.get("promptFeedback")
+                blocked = type(feedback) is dict and feedback.get("blockReason")
+                symbol = M.SY_BLOCKED if blocked else M.SY_RECORD
+        state = self.state
+        dest = _NEXT[state][symbol]
+        if dest < 0:
+            self.session.note("ignored_frame", f"{M.SYMBOLS[symbol]} in state {M.STATES[state]} ignored")
+            return state in _TERMINAL
+        self.state = dest
+        for action in _DO[state][symbol]:
+            _ACTIONS[action](self, obj)
+        return dest in _TERMINAL
+
+    def done_sentinel(self) -> bool:
+        dest = _NEXT[self.state][M.SY_DONE_SENTINEL]
+        if dest >= 0:
+            self.state = dest
+        return False
+
+    def finish_reason(self) -> FinishReason:
+        return normalize_gemini_finish(self.session.native_finish_reason, self.made_calls)
+
+    def at_end(self) -> None:
+        """A streamed call still open at the end is left open (no client runs a cut call),
+        unless the stream finished: then its arguments are closed as they stand."""
+        if self.streamed is not None and self.state == M.ST_FINISHED:
+            self._close_streamed("the response finished with a streamed call open")
+
+    # --- one record -----------------------------------------------------------------
+
+    def _apply_record(self, obj: dict[str, Any]) -> None:
+        session = self.session
+        model = obj.get("modelVersion")
+        if model and type(model) is str:
+            session.model = model
+        response_id = obj.get("responseId")
+        if response_id and type(response_id) is str:
+            session.extras["response_id"] = response_id
+        candidates = obj.get("candidates")
+        if type(candidates) is list and candidates:
+            if len(candidates) > 1:
+                session.note("other_candidates", f"{len(candidates) - 1} candidate(s) besides the first not decoded")
+            first = candidates[0]
+            if type(first) is dict:
+                content = first.get("content")
+                parts = content.get("parts") if type(content) is dict else None
+                if type(parts) is list:
+                    self._parts(parts)
+                for key, name in _METADATA:
+                    metadata = first.get(key)
+                    if metadata and type(metadata) is dict:
+                        session.extras[name] = metadata
+                        session.side_event(name, "info", None, metadata)
+        feedback = obj.get("promptFeedback")
+        if feedback and type(feedback) is dict:
+            session.extras["prompt_feedback"] = feedback
+        usage = obj.get("usageMetadata")
+        if type(usage) is dict:
+            self._usage(usage)
+
+    def _usage(self, usage: dict[str, Any]) -> None:
+        raw = self.usage_raw
+        for key, name in _USAGE_FIELDS:
+            value = as_int(usage.get(key))
+            if value is not None and value >= 0:
+                raw[name] = value
+        if not raw:
+            return  # Vertex's usage objects without counts change nothing
+        mmsp = self.session.raw_usage
+        cached = raw.get("cached")
+        for name in ("cached", "thoughts", "response"):
+            if name in raw:
+                mmsp[name] = raw[name]
+        if "prompt_raw" in raw:
+            mmsp["prompt"] = max(raw["prompt_raw"] - (cached or 0), 0)
+
+    def _record_finish(self, obj: dict[str, Any]) -> None:
+        self.session.native_finish_reason = obj["candidates"][0]["finishReason"]
+
+    def _record_blocked(self, obj: dict[str, Any]) -> None:
+        feedback = obj["promptFeedback"]
+        reason = feedback.get("blockReason")
+        message = feedback.get("blockReasonMessage")
+        text = message if type(message) is str and message else f"the prompt was blocked ({shown(reason)})"
+        self.session.fail(ProviderError(text, "prompt_blocked", str_or_none(reason), feedback))
+        self.session.native_finish_reason = reason if type(reason) is str else None
+
+    def _record_error(self, obj: dict[str, Any]) -> None:
+        error = obj.get("error")
+        if type(error) is dict:
+            message = error.get("message")
+            text = message if type(message) is str and message else json_text(error)
+            kind = str_or_none(error.get("status"))
+            self.session.fail(ProviderError(text, kind, code_of(error.get("code")), error))
+        else:
+            text = error if type(error) is str else json_text(error)
+            self.session.fail(ProviderError(text, None, None, error))
+
+    # --- parts ----------------------------------------------------------------------
+
+    def _parts(self, parts: list[Any]) -> None:
+        asm = self.asm
+        for part in parts:
+            if type(part) is not dict:
+                continue
+            signature = part.get("thoughtSignature")
+            fidelity = {"signature": signature} if signature and type(signature) is str else None
+            call = part.get("functionCall")
+            if call is not None:
+                self._function_call(call, fidelity, part)
+                continue
+            if self.streamed is not None:
+                self._close_streamed("a part of another kind came while a streamed call was open")
+            thought = part.get("thought") is True
+            text = part.get("text")
+            if type(text) is str:
+                if thought:
+                    asm.thinking(text, fidelity)
+                else:
+                    asm.text(text, fidelity)
+                continue
+            inline = part.get("inlineData")
+            if type(inline) is dict:
+                self._inline(inline, thought, fidelity, part)
+                continue
+            kinds = [key for key in part if key not in _MODIFIERS]
+            if not kinds:
+                if fidelity is not None:
+                    self._signature_alone(fidelity, thought)
+                continue
+            kind = kinds[0]
+            body = part.get(kind)
+            item_id = body.get("id") if type(body) is dict else None
+            self.session.side_event(kind, "info", item_id if type(item_id) is str else None, part)
+
+    def _signature_alone(self, fidelity: dict[str, Any], thought: bool) -> None:
+        """A part with nothing but a signature: it belongs to the open item."""
+        open_kind = self.asm.open_kind
+        if open_kind == "thinking" or (open_kind is None and thought):
+            self.asm.thinking("", fidelity)
+        elif open_kind in (None, "text"):
+            self.asm.text("", fidelity)
+        else:
+            self.asm.fidelity(fidelity)
+
+    def _inline(self, inline: dict[str, Any], thought: bool, fidelity: dict[str, Any] | None, part: Any) -> None:
+        data = inline.get("data")
+        mime = inline.get("mimeType")
+        mime = mime if mime and type(mime) is str else "application/octet-stream"
+        try:
+            raw = binascii.a2b_base64(data) if type(data) is str else None
+        except (binascii.Error, ValueError):
+            raw = None
+        if raw is None:
+            self.session.note("inline_data_not_base64", f"inlineData of type {shown(mime)} could not be decoded")
+            self.session.side_event("inlineData", "info", None, part)
+            return
+        if thought:
+            self.asm.inline_thinking(raw, mime, fidelity)
+        else:
+            self.asm.inline_data(raw, mime, fidelity=fidelity)
+
+    # --- function calls ---------------------------------------------------------------
+
+    def _function_call(self, call: Any, fidelity: dict[str, Any] | None, part: dict[str, Any]) -> None:
+        if type(call) is not dict:
+            return
+        name = call.get("name")
+        continues = call.get("willContinue") is True
+        partial = call.get("partialArgs")
+        if self.streamed is not None:
+            if not name:
+                self._continue_streamed(partial, continues)
+                return
+            self._close_streamed("a new call began while a streamed call was open")
+        if not name or type(name) is not str:
+            if partial is not None or continues or call:
+                self.session.note("stray_call_part", "a functionCall part with no call open and no name")
+                self.session.side_event("functionCall", "info", None, part)
+            return
+        self.calls += 1
+        call_id = call.get("id")
+        if not call_id or type(call_id) is not str:
+            call_id = f"call_{self.session.stream_id}_{self.calls}"
+        self.made_calls = True
+        if partial is None and not continues:
+            args = call.get("args")
+            self.asm.tool_call(name, call_id, json_text(args) if type(args) is dict else "{}", fidelity)
+            self.asm.close()
+            return
+        self.asm.tool_call(name, call_id, "", fidelity)
+        self.streamed = _ArgsText()
+        self._continue_streamed(partial, continues)
+
+    def _continue_streamed(self, partial: Any, continues: bool) -> None:
+        streamed = self.streamed
+        assert streamed is not None
+        if type(partial) is list:
+            for arg in partial:
+                if type(arg) is not dict:
+                    continue
+                path = _path(arg["jsonPath"]) if type(arg.get("jsonPath")) is str else None
+                value = _partial_value(arg)
+                text = streamed.add(path, *value) if path is not None and value is not None else None
+                if text is None:
+                    self.session.note("partial_arg_not_read", "a partialArgs fragment that cannot follow the others")
+                elif text:
+                    self.asm.tool_arguments(text)
+        if not continues:
+            self._finish_streamed()
+
+    def _finish_streamed(self) -> None:
+        streamed = self.streamed
+        assert streamed is not None
+        self.streamed = None
+        self.asm.tool_arguments(streamed.finish())
+        if self.asm.open_kind == "tool_call":
+            self.asm.close()
+
+    def _close_streamed(self, why: str) -> None:
+        self.session.note("streamed_call_left_open", why)
+        self._finish_streamed()
+
+
+_ACTIONS: Final = tuple(getattr(Gemini, "_" + name) for name in M.ACTIONS)
