@@ -489,7 +489,7 @@ class Assembler:
     def inline_data(
         self, data: bytes, mime_type: str, new_item: bool = False, fidelity: Fidelity | None = None
     ) -> None:
-        """Add binary output; every image is its own item, audio chunks continue."""
+        """Add binary output; every image is its own item, audio chunks of one type continue."""
         self._binary(G.K_INLINE_DATA, InlineDataDelta, data, mime_type, new_item, fidelity)
 
     def inline_thinking(self, data: bytes, mime_type: str, fidelity: Fidelity | None = None) -> None:
@@ -501,6 +501,7 @@ class Assembler:
             new_item
             or self.state != G.STATE_OF_KIND[kind]
             or mime.startswith("image/")  # every image is an item of its own
+            or mime != self._mime  # and so is a chunk of another type
             or (fidelity is not None and self._fidelity is not None and fidelity != self._fidelity)
         )
         plans = G.OPEN_PLAN if opening else G.CONTINUE_PLAN

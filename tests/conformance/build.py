@@ -1797,6 +1797,199 @@ sse_cases()
 anthropic_cases()
 responses_cases()
 
+# =========================================================================================
+# Google Gemini generateContent (SSE and the streamed JSON array) and the Interactions API
+# =========================================================================================
+
+GEMINI = "gemini"
+INTERACTIONS = "gemini_interactions"
+
+
+def grecord(parts: list[dict[str, Any]] | None = None, finish: str | None = None, **top: Any) -> dict[str, Any]:
+    candidate: dict[str, Any] = {"content": {"parts": parts or [], "role": "model"}, "index": 0}
+    if finish:
+        candidate["finishReason"] = finish
+    return {"candidates": [candidate], "modelVersion": "gemini-3-pro", "responseId": "r1", **top}
+
+
+def gsse(*records: dict[str, Any]) -> bytes:
+    return b"".join(b"data: " + dumps(r).encode() + b"\r\n\r\n" for r in records)
+
+
+def garray(*records: dict[str, Any]) -> bytes:
+    return b"[" + b"\n,\r\n".join(json.dumps(r, indent=2, ensure_ascii=False).encode() for r in records) + b"\n]"
+
+
+def gusage(prompt: int, out: int, **more: int) -> dict[str, Any]:
+    return {"promptTokenCount": prompt, "candidatesTokenCount": out, "totalTokenCount": prompt + out, **more}
+
+
+def gemini_cases() -> None:
+    p = GEMINI
+    text_answer = gsse(
+        grecord([{"text": "Let me think", "thought": True}]),
+        grecord([{"text": "The answer", "thoughtSignature": "c2lnLTE="}]),
+        grecord([{"text": " is 4."}], "STOP", usageMetadata=gusage(10, 5, thoughtsTokenCount=7)),
+    )
+    case(p, "text_and_thought_parts_over_sse",
+         "Text parts are text, thought parts thinking; usage maps to MMSP's meaning; STOP is stop.",
+         text_answer, end="complete", text="The answer is 4.", thinking="Let me think", finish_reason="stop",
+         native="STOP", usage=Usage(None, 10, 7, 5), model="gemini-3-pro")
+    case(p, "a_signature_on_the_first_text_part_is_that_items_fidelity",
+         "A thoughtSignature on a text part is fidelity {signature} of that text item.",
+         text_answer, dones=[ThinkingDone("Let me think"), TextDone("The answer is 4.", {"signature": "c2lnLTE="})])
+    case(p, "crlf_records_split_everywhere",
+         "Records ended by CRLF CRLF decode the same cut between CR and LF and inside UTF-8.",
+         split_at(gsse(grecord([{"text": "é"}], "STOP")), 10, 41, 42, 43, 44), text="é", end="complete")
+    case(p, "a_signature_on_a_trailing_empty_text_part_belongs_to_the_open_text",
+         "Gemini 3 ends a text answer with an empty text part carrying the signature: it goes on the open text item.",
+         gsse(grecord([{"text": "Hello"}]), grecord([{"text": " there"}]), grecord([{"text": "", "thoughtSignature": "ZW5k"}], "STOP")),
+         dones=[TextDone("Hello there", {"signature": "ZW5k"})])
+    case(p, "a_signature_with_nothing_open_is_an_empty_text_item",
+         "A signature on an empty text part after a function call is an empty text item of its own, never dropped.",
+         gsse(grecord([{"functionCall": {"name": "f", "args": {}}}]), grecord([{"text": "", "thoughtSignature": "bGFzdA=="}], "STOP")),
+         dones=[ToolCallDone("f", {}, "call_s1_1"), TextDone("", {"signature": "bGFzdA=="})])
+    case(p, "an_empty_text_part_without_a_signature_is_nothing",
+         "An empty text part with no signature adds nothing.",
+         gsse(grecord([{"text": "a"}, {"text": ""}]), grecord([{"text": ""}], "STOP")), dones=[TextDone("a")])
+    case(p, "a_part_with_only_a_signature_goes_to_the_open_item",
+         "A part that is nothing but a thoughtSignature attaches to the open item.",
+         gsse(grecord([{"text": "think", "thought": True}, {"thoughtSignature": "dGg="}]), grecord([], "STOP")),
+         dones=[ThinkingDone("think", {"signature": "dGg="})])
+    case(p, "text_runs_with_different_signatures_are_two_items",
+         "Two text parts with different signatures are two text items, each with its own.",
+         gsse(grecord([{"text": "a", "thoughtSignature": "MQ=="}, {"text": "b", "thoughtSignature": "Mg=="}], "STOP")),
+         dones=[TextDone("a", {"signature": "MQ=="}), TextDone("b", {"signature": "Mg=="})])
+    case(p, "a_whole_function_call_is_one_delta_and_its_done",
+         "A functionCall arrives whole: one tool_call.delta with the arguments, a made-up id, and STOP means tool_call.",
+         gsse(grecord([{"functionCall": {"name": "get_capital", "args": {"country": "France"}}}], "STOP")),
+         items=[ToolCallDelta("get_capital", '{"country":"France"}', "call_s1_1"), ToolCallDone("get_capital", {"country": "France"}, "call_s1_1")],
+         finish_reason="tool_call", native="STOP")
+    case(p, "parallel_calls_keep_the_one_signature_on_the_first",
+         "Only the first of parallel calls carries a signature; it stays on that call.",
+         gsse(grecord([
+             {"functionCall": {"name": "weather", "args": {"city": "Paris"}, "id": "c1"}, "thoughtSignature": "QQ=="},
+             {"functionCall": {"name": "weather", "args": {"city": "London"}, "id": "c2"}},
+             {"functionCall": {"name": "clock"}},
+         ], "STOP")),
+         dones=[ToolCallDone("weather", {"city": "Paris"}, "c1", {"signature": "QQ=="}), ToolCallDone("weather", {"city": "London"}, "c2"), ToolCallDone("clock", {}, "call_s1_3")])
+    streamed: list[dict[str, Any]] = [
+        {"functionCall": {"name": "plan", "willContinue": True}},
+        {"functionCall": {"partialArgs": [{"jsonPath": "$.recipe.name", "stringValue": "Lasa", "willContinue": True}], "willContinue": True}},
+        {"functionCall": {"partialArgs": [{"jsonPath": "$.recipe.name", "stringValue": "gna"}, {"jsonPath": "$.recipe.steps[0]", "stringValue": "Boil"}], "willContinue": True}},
+        {"functionCall": {"willContinue": True}},
+        {"functionCall": {"partialArgs": [{"jsonPath": "$.servings", "numberValue": 4.0}, {"jsonPath": "$.vegan", "boolValue": False}], "willContinue": True}},
+        {"functionCall": {}},
+    ]
+    case(p, "vertex_streamed_arguments_are_assembled_by_path",
+         "Vertex partialArgs fill the call by JSON path, streamed as arguments text that joins to the final JSON.",
+         gsse(*(grecord([part]) for part in streamed), grecord([{"text": ""}], "STOP")),
+         calls=[("plan", "call_s1_1", {"recipe": {"name": "Lasagna", "steps": ["Boil"]}, "servings": 4, "vegan": False})], anomalies={})
+    case(p, "a_streamed_call_ends_with_a_part_without_will_continue",
+         "A partialArgs part without willContinue closes the streamed call.",
+         gsse(grecord([{"functionCall": {"name": "buy", "willContinue": True}}, {"functionCall": {"partialArgs": [{"jsonPath": "$.items[1].price", "numberValue": 0.3}]}}], "STOP")),
+         calls=[("buy", "call_s1_1", {"items": [None, {"price": 0.3}]})])
+    case(p, "a_streamed_call_cut_short_is_no_tool_call",
+         "A streamed call still open when the body ends is no tool call.",
+         gsse(grecord([{"functionCall": {"name": "buy", "willContinue": True}}])), end="truncated", calls=[])
+    case(p, "inline_audio_joins_images_stay_apart",
+         "Audio chunks of one type join into one inline_data item; every image is an item; thought images are inline_thinking.",
+         gsse(grecord([
+             {"inlineData": {"mimeType": "audio/L16;rate=24000", "data": "AAE="}},
+             {"inlineData": {"mimeType": "audio/L16;rate=24000", "data": "Ag=="}},
+             {"inlineData": {"mimeType": "image/png", "data": "cG5n"}},
+             {"inlineData": {"mimeType": "image/png", "data": "aWRlYQ=="}, "thought": True},
+         ], "STOP")),
+         dones=[unievent.InlineDataDone(b"\x00\x01\x02", "audio/L16;rate=24000"), unievent.InlineDataDone(b"png", "image/png"), unievent.InlineThinkingDone(b"idea", "image/png")])
+    case(p, "code_execution_parts_go_to_the_side_channel",
+         "executableCode and codeExecutionResult parts are side events, in order, never tool calls.",
+         gsse(grecord([{"executableCode": {"language": "PYTHON", "code": "print(1)", "id": "x1"}}]), grecord([{"codeExecutionResult": {"outcome": "OUTCOME_OK", "output": "1", "id": "x1"}}]), grecord([{"text": "1"}], "STOP")),
+         {"side_events": True}, sides=[("executableCode", "info", "x1"), ("codeExecutionResult", "info", "x1")], calls=[])
+    case(p, "usage_is_a_snapshot_the_last_value_wins",
+         "usageMetadata on many records: the last value of each field wins; count-less Vertex usage changes nothing.",
+         gsse(grecord([{"text": "a"}], usageMetadata={"promptTokenCount": 15}), grecord([{"text": "b"}], usageMetadata={"trafficType": "ON_DEMAND"}),
+              grecord([{"text": "c"}], "STOP", usageMetadata=gusage(13, 8, cachedContentTokenCount=4))),
+         usage=Usage(4, 9, None, 8))
+    for native, mapped in (("MAX_TOKENS", "length"), ("SAFETY", "unknown"), ("MALFORMED_FUNCTION_CALL", "unknown")):
+        case(p, f"finish_{native.lower()}", f"finishReason {native} is {mapped}, the native value kept.",
+             gsse(grecord([{"text": "x"}], native)), finish_reason=mapped, native=native, end="complete")
+    case(p, "a_blocked_prompt_fails", "promptFeedback.blockReason with no candidate fails the stream (prompt_blocked).",
+         gsse({"promptFeedback": {"blockReason": "SAFETY"}}), end="failed", error_type="prompt_blocked")
+    case(p, "an_error_record_fails_and_keeps_the_text", "An {error: {code, message, status}} record fails the stream; text is kept.",
+         gsse(grecord([{"text": "partial"}]), {"error": {"code": 503, "message": "overloaded", "status": "UNAVAILABLE"}}),
+         end="failed", error=("overloaded", "UNAVAILABLE", 503), text="partial")
+    case(p, "no_finish_reason_is_truncated", "A body that ends before any finishReason is truncated.",
+         gsse(grecord([{"text": "cut"}])), end="truncated", text="cut")
+    two = grecord([{"text": "first"}], "STOP")
+    two["candidates"].append({"content": {"parts": [{"text": "second"}]}, "index": 1})
+    case(p, "only_candidate_zero_is_decoded", "Only candidate 0 is decoded; the others are noted.",
+         gsse(two), text="first", anomalies={"other_candidates": 1})
+    array = garray(grecord([{"functionCall": {"name": "multiply", "args": {"y": 3, "x": 5}}, "thoughtSignature": "c2ln"}]), grecord([{"text": ""}], "STOP"))
+    case(p, "json_array_pretty_printed", "Without alt=sse the body is one pretty-printed JSON array; each element is a record.",
+         array, calls=[("multiply", "call_s1_1", {"y": 3, "x": 5})], end="complete")
+    case(p, "json_array_split_everywhere", "The JSON array decodes the same fed byte by byte.",
+         bytewise(array), calls=[("multiply", "call_s1_1", {"y": 3, "x": 5})], end="complete")
+    compact = b"[" + b",".join(dumps(r).encode() for r in (grecord([{"text": 'a "}" ] {'}]), grecord([{"text": "b"}], "STOP"))) + b"]"
+    case(p, "json_array_compact_with_brackets_in_strings", "A compact array is read by its structure: brackets inside strings do not count.",
+         split_at(compact, 20, 60), text='a "}" ] {b')
+    case(p, "json_array_cut_before_its_end_is_truncated", "An array body that ends before its ] is truncated, even after a finish reason.",
+         garray(grecord([{"text": "a"}], "STOP"))[:-2], end="truncated", anomalies={"cut_frame": 1})
+    case(p, "json_array_junk_between_elements_is_skipped", "Junk between elements is skipped and counted.",
+         garray(grecord([{"text": "a"}]), grecord([{"text": "b"}], "STOP")).replace(b"\n,\r\n", b"\n, oops ,\r\n"), skipped=1, text="ab", end="complete")
+    case(p, "a_body_that_is_neither_array_nor_sse", "A body that is neither an array nor SSE is not an event stream.",
+         b"<html><body>502 Bad Gateway</body></html>", end="not_event_stream")
+
+
+def iframe(event_type: str, **fields: Any) -> bytes:
+    return f"event: {event_type}\ndata: {dumps({**fields, 'event_type': event_type})}\n\n".encode()
+
+
+I_DONE = b"event: done\ndata: [DONE]\n\n"
+
+
+def interactions_cases() -> None:
+    p = INTERACTIONS
+    created = iframe("interaction.created", interaction={"id": "v1_x", "status": "in_progress", "model": "gemini-3-flash"})
+    thought = iframe("step.start", index=0, step={"type": "thought"}) + iframe(
+        "step.delta", index=0, delta={"type": "thought_summary", "content": {"type": "text", "text": "Weighing it"}}
+    ) + iframe("step.delta", index=0, delta={"type": "thought_signature", "signature": "c2ln"}) + iframe("step.stop", index=0)
+    output = iframe("step.start", index=1, step={"type": "model_output"}) + iframe("step.delta", index=1, delta={"type": "text", "text": "Paris."}) + iframe("step.stop", index=1)
+
+    def completed(status: str = "completed", **usage: int) -> bytes:
+        return iframe("interaction.completed", interaction={"id": "v1_x", "status": status, "usage": usage})
+
+    case(p, "thought_text_and_usage", "Thought steps are thinking (their signature fidelity at the stop), model_output steps text.",
+         created + thought + output + completed(total_input_tokens=20, total_cached_tokens=5, total_output_tokens=3, total_thought_tokens=9) + I_DONE,
+         dones=[ThinkingDone("Weighing it", {"signature": "c2ln"}), TextDone("Paris.")], usage=Usage(5, 15, 9, 3), finish_reason="stop", end="complete")
+    case(p, "a_signature_only_thought", "A thought with nothing but a signature is an empty thinking item carrying it.",
+         created + iframe("step.start", index=0, step={"type": "thought"}) + iframe("step.delta", index=0, delta={"type": "thought_signature", "signature": "QQ=="}) + iframe("step.stop", index=0) + completed() + I_DONE,
+         dones=[ThinkingDone("", {"signature": "QQ=="})])
+    call = iframe("step.start", index=0, step={"type": "function_call", "id": "61nz", "name": "getWeather", "arguments": {}, "signature": ""}) + iframe(
+        "step.delta", index=0, delta={"type": "arguments_delta", "arguments": '{"city": "Oslo"}'}
+    ) + iframe("step.stop", index=0)
+    case(p, "a_function_call_step_is_a_tool_call", "A function_call step is a tool call; requires_action is tool_call.",
+         created + call + completed("requires_action") + I_DONE, calls=[("getWeather", "61nz", {"city": "Oslo"})], finish_reason="tool_call", native="requires_action")
+    case(p, "split_byte_by_byte", "Any split gives the same result.",
+         bytewise(created + call + completed("requires_action") + I_DONE), calls=[("getWeather", "61nz", {"city": "Oslo"})])
+    case(p, "builtin_tool_steps_are_side_events", "Built-in tool steps go to the side channel: start, deltas, done.",
+         created + iframe("step.start", index=0, step={"type": "google_search_call", "id": "g1"}) + iframe("step.delta", index=0, delta={"type": "google_search_call", "arguments": {"queries": ["q"]}}) + iframe("step.stop", index=0) + completed() + I_DONE,
+         {"side_events": True}, sides=[("google_search_call", "start", "g1"), ("google_search_call", "delta", "g1"), ("google_search_call", "done", "g1")])
+    case(p, "an_error_event_fails", "An error event with an error object fails the stream; its code is a string.",
+         created + iframe("error", error={"message": "Deadline expired", "code": "gateway_timeout"}), end="failed", error=("Deadline expired", "gateway_timeout", "gateway_timeout"))
+    case(p, "an_empty_error_event_is_a_heartbeat", "An error event without an error object changes nothing.",
+         created + iframe("error") + output + completed() + I_DONE, end="complete", anomalies={"empty_error_event": 1})
+    case(p, "done_before_completed_is_truncated", "[DONE] before interaction.completed leaves the stream truncated.",
+         created + output + I_DONE, end="truncated", text="Paris.")
+    case(p, "no_created_and_no_step_start_are_recovered", "A stream without interaction.created and a delta for a step never started are recovered.",
+         iframe("step.delta", index=0, delta={"type": "text", "text": "Hi"}) + iframe("step.stop", index=0) + completed() + I_DONE,
+         text="Hi", anomalies={"implied_interaction_start": 1, "implied_step_start": 1}, end="complete")
+    case(p, "a_delta_for_a_stopped_step_fails", "A delta for a step that already stopped is ambiguous: the stream fails, keeping the text.",
+         created + output + iframe("step.delta", index=1, delta={"type": "text", "text": "late"}), end="failed", error_type="protocol_error", text="Paris.")
+
+
+gemini_cases()
+interactions_cases()
+
 
 # --- the command ------------------------------------------------------------------------
 
