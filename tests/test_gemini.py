@@ -309,56 +309,6 @@ def test_only_candidate_zero_is_decoded_and_the_others_are_noted() -> None:
     assert kinds(outcome) == {"other_candidates": 1}
 
 
-# --- framing ------------------------------------------------------------------------------
-
-
-def test_the_json_array_body_split_everywhere_decodes_like_sse() -> None:
-    records = [
-        record([{"text": "thinking", "thought": True}]),
-        record([{"functionCall": {"name": "multiply", "args": {"y": 3, "x": 5}}, "thoughtSignature": "c2ln"}]),
-        record([{"text": ""}], "STOP", usageMetadata=usage(60, 16, thoughts=32)),
-    ]
-    events, outcome = every_split(array(*records))
-    assert (events, outcome) == run(sse(*records))
-    assert outcome.message.items[1] == ToolCallDone("multiply", {"y": 3, "x": 5}, "call_s_1", {"signature": "c2ln"})
-
-
-def test_a_compact_array_with_strings_holding_brackets_is_read_by_structure() -> None:
-    records = [record([{"text": 'a "}" ] { [\\'}]), record([{"text": "b"}], "STOP")]
-    body = b"[" + b",".join(orjson.dumps(r) for r in records) + b"]"
-    _, outcome = every_split(body)
-    assert outcome.message.items == (TextDone('a "}" ] { [\\b'),)
-
-
-def test_an_array_cut_before_its_end_is_truncated_even_after_a_finish_reason() -> None:
-    body = array(record([{"text": "a"}], "STOP"))
-    assert run(body)[1].end == "complete"
-    _, outcome = run(body[:-2])
-    assert outcome.end == "truncated" and {a.kind for a in outcome.anomalies} == {"cut_frame"}
-
-
-def test_junk_between_elements_is_skipped_and_counted() -> None:
-    body = array(record([{"text": "a"}]), record([{"text": "b"}], "STOP"))
-    body = body.replace(b"\n,\r\n", b"\n, oops ,\r\n")
-    _, outcome = every_split(body)
-    assert outcome.end == "complete" and outcome.skipped_frames == 1
-    assert outcome.message.items == (TextDone("ab"),)
-
-
-def test_a_body_that_is_not_an_array_nor_sse_is_not_an_event_stream() -> None:
-    _, outcome = run(b"<html><body>502 Bad Gateway</body></html>")
-    assert outcome.end == "not_event_stream" and outcome.body and "502" in outcome.body
-
-
-def test_the_framing_option_forces_one_and_rejects_what_gemini_does_not_use() -> None:
-    body = array(record([{"text": "a"}], "STOP"))
-    _, outcome = run(body, framing="sse")
-    assert outcome.end == "not_event_stream"  # read as SSE, an array is no event stream
-    assert run(body, framing="json_array")[1].end == "complete"
-    with pytest.raises(unievent.DecoderUsageError, match="gemini comes as sse or json_array, not 'ndjson'"):
-        unievent.StreamDecoder("gemini", framing="ndjson")
-
-
 # --- the recorded streams ------------------------------------------------------------------
 
 

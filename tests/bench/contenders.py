@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import orjson
-from gen import PROTOCOLS, Stream
+from gen import PROTOCOLS, SEPARATORS, Stream
 
 Pieces = list[bytes]
 
@@ -70,21 +70,23 @@ def load(module: str) -> Any:
 
 def floor_split(protocol: str) -> Run:
     """Framing only: split on blank lines, slice off `data: `, no JSON."""
+    sep = SEPARATORS.get(protocol, b"\n\n")
+    width = len(sep)
 
     def run(pieces: Pieces) -> Decoded:
         n = 0
         tail = b""
         for piece in pieces:
             buf = tail + piece if tail else piece
-            end = buf.rfind(b"\n\n")
+            end = buf.rfind(sep)
             if end < 0:
                 tail = buf  # no complete event yet: carry it over
                 continue
-            for block in buf[:end].split(b"\n\n"):
+            for block in buf[:end].split(sep):
                 payload = block[block.find(b"data: ") + 6 :]  # skips any `event:` line
                 if payload != b"[DONE]":
                     n += 1
-            tail = buf[end + 2 :]
+            tail = buf[end + width :]
         return Decoded(events=n)
 
     return run
@@ -93,22 +95,24 @@ def floor_split(protocol: str) -> Run:
 def floor(protocol: str) -> Run:
     """floor_split + orjson.loads of every payload: the reference of every ratio."""
     loads = orjson.loads
+    sep = SEPARATORS.get(protocol, b"\n\n")
+    width = len(sep)
 
     def run(pieces: Pieces) -> Decoded:
         n = 0
         tail = b""
         for piece in pieces:
             buf = tail + piece if tail else piece
-            end = buf.rfind(b"\n\n")
+            end = buf.rfind(sep)
             if end < 0:
                 tail = buf
                 continue
-            for block in buf[:end].split(b"\n\n"):
+            for block in buf[:end].split(sep):
                 payload = block[block.find(b"data: ") + 6 :]
                 if payload != b"[DONE]":
                     loads(payload)
                     n += 1
-            tail = buf[end + 2 :]
+            tail = buf[end + width :]
         return Decoded(events=n)
 
     return run

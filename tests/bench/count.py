@@ -25,7 +25,7 @@ import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-PROTOCOL_NAMES = ("openai_chat", "anthropic", "openai_responses")
+PROTOCOL_NAMES = ("openai_chat", "anthropic", "openai_responses", "gemini")
 GATES = {"compiled": 1.3, "pure": 1.6}
 
 

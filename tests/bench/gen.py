@@ -32,7 +32,9 @@ from typing import Any
 
 import orjson
 
-PROTOCOLS = ("openai_chat", "anthropic", "openai_responses")
+PROTOCOLS = ("openai_chat", "anthropic", "openai_responses", "gemini")
+#: what separates two records on each protocol's wire (Gemini's SSE: CRLF CRLF)
+SEPARATORS = {"gemini": b"\r\n\r\n"}
 SIZES = {"small": 300, "large": 20_000}  # target number of SSE events per stream
 FEEDS = ("whole", "split")
 
@@ -532,6 +534,43 @@ _BUILDERS: dict[str, Callable[[int, int], Stream]] = {
     "anthropic": anthropic,
     "openai_responses": openai_responses,
 }
+
+
+def gemini(n_events: int, seed: int = 0) -> Stream:
+    """streamGenerateContent?alt=sse: `data: <record>` + CRLF CRLF, usage on every record."""
+    rng = random.Random(f"gemini/{n_events}/{seed}")
+    budget = max(10, n_events - 2)
+    thinking = prose(rng, budget * 30 // 100 * 12)  # records carry more text than chat deltas
+    text = prose(rng, budget * 65 // 100 * 12)
+    tool = ToolCall("call_s_1", "get_weather", '{"city":"Oslo","days":3}')
+    signature = _rand_id(rng, 344, _ALNUM + "+/") + "=="
+    prompt = 800 + rng.randint(0, 200)
+    response_id = _rand_id(rng, 22)
+    parts: list[bytes] = []
+    out_tokens = 0
+
+    def record(part: JsonObj, finish: str | None = None) -> None:
+        nonlocal out_tokens
+        out_tokens += 3
+        candidate: JsonObj = {"content": {"parts": [part], "role": "model"}, "index": 0}
+        if finish:
+            candidate["finishReason"] = finish
+        usage = {"promptTokenCount": prompt, "candidatesTokenCount": out_tokens, "totalTokenCount": prompt + out_tokens}
+        obj = {"candidates": [candidate], "usageMetadata": usage, "modelVersion": "gemini-2.5-pro", "responseId": response_id}
+        parts.append(b"data: " + orjson.dumps(obj) + b"\r\n\r\n")
+
+    for piece in cut(rng, thinking, 10, 14):
+        record({"text": piece, "thought": True})
+    pieces = cut(rng, text, 10, 14)
+    record({"text": pieces[0], "thoughtSignature": signature})
+    for piece in pieces[1:]:
+        record({"text": piece})
+    record({"functionCall": {"name": tool.name, "args": orjson.loads(tool.arguments)}}, "STOP")
+    n = len(parts)
+    return Stream("gemini", b"".join(parts), n, n, text, thinking, (tool,))
+
+
+_BUILDERS["gemini"] = gemini
 
 
 def build(protocol: str, n_events: int, seed: int = 0) -> Stream:
