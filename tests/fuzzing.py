@@ -38,7 +38,7 @@ import orjson
 import unievent
 
 CORPUS = Path(__file__).resolve().parent.parent.parent / "shared" / "corpus"
-PROTOCOLS = ("openai_chat", "anthropic", "openai_responses", "gemini", "gemini_interactions")
+PROTOCOLS = ("openai_chat", "anthropic", "openai_responses", "gemini", "gemini_interactions", "mmsp")
 MAX_FRAME = 64 * 1024  # small enough that an overlong line is cheap to build
 BYTEWISE_LIMIT = 12_000  # inputs up to this size are also fed byte by byte
 
@@ -115,6 +115,22 @@ def suite_seeds() -> list[Seed]:
         {"event_type": "step.stop", "index": 2},
         {"event_type": "interaction.completed", "interaction": {"status": "requires_action", "usage": {"total_input_tokens": 5}}},
     ]
+    mmsp: list[unievent.DeltaEvent | unievent.StopEvent] = [
+        unievent.DeltaEvent(unievent.ThinkingDelta("hm", {"signature": "c2ln"}), 1),
+        unievent.DeltaEvent(unievent.ThinkingDone("hm", {"signature": "c2ln"}), 1),
+        unievent.DeltaEvent(unievent.TextDelta("Hi "), 2),
+        unievent.DeltaEvent(unievent.TextDelta("✓"), 2),
+        unievent.DeltaEvent(unievent.TextDone("Hi ✓"), 2),
+        unievent.DeltaEvent(unievent.InlineDataDelta(b"\x00\x01", "image/png"), 3),
+        unievent.DeltaEvent(unievent.InlineDataDone(b"\x00\x01", "image/png"), 3),
+        unievent.DeltaEvent(unievent.ToolCallDelta("f", '{"a": ', "c1"), 4),
+        unievent.DeltaEvent(unievent.ToolCallDelta("", "1}", ""), 4),
+        unievent.DeltaEvent(unievent.ToolCallDone("f", {"a": 1}, "c1"), 4),
+        unievent.StopEvent(unievent.Usage(1, 2, 3, 4), "tool_call", 5),
+    ]
+    mmsp_body = b"".join(
+        b"data: " + json.dumps(unievent.to_json(e), ensure_ascii=False).encode() + b"\n\n: keep-alive\n\n" for e in mmsp
+    )
     array = b"[" + b",\r\n".join(orjson.dumps(o, option=orjson.OPT_INDENT_2) for o in gemini) + b"\n]"
     return [
         ("openai_chat", "suite/chat", b"".join(_frame(o, event=False) for o in chat) + b"data: [DONE]\n\n"),
@@ -123,6 +139,7 @@ def suite_seeds() -> list[Seed]:
         ("gemini", "suite/gemini", b"".join(_frame(o, event=False).replace(b"\n", b"\r\n") for o in gemini)),
         ("gemini", "suite/gemini-array", array),
         ("gemini_interactions", "suite/interactions", b"".join(_frame(o, event=False) for o in interactions) + b"event: done\ndata: [DONE]\n\n"),
+        ("mmsp", "suite/mmsp", mmsp_body + b"data: [DONE]\n\n"),
     ]
 
 

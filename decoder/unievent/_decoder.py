@@ -161,8 +161,9 @@ class StreamDecoder:
                 end = self._end_kind()
                 if end == "complete":
                     self.handler.before_stop()
-                    self.asm.stop(self.session.usage(), self.handler.finish_reason())
-                else:
+                    if not self.handler.stopped:
+                        self.asm.stop(self.session.usage(), self.handler.finish_reason())
+                elif self.handler.closes_open_items(end):
                     self._close_partial()
             except ArgumentsError as failure:
                 self._fail_arguments(failure)

@@ -43,7 +43,7 @@ from unievent._outcome import Anomalies
 from unievent._shared import too_deep
 from unievent._side import SideEvent
 
-__all__ = ["ArgumentsError", "Assembler", "ValidationSummary", "validate"]
+__all__ = ["ArgumentsError", "Assembler", "GrammarChecker", "ValidationSummary", "validate"]
 
 # symbol of each item class, for the validator
 _SYMBOL_OF_TYPE: dict[str, int] = {}
@@ -189,19 +189,38 @@ def validate(events: Iterable[Event | SideEvent], *, partial: bool = False) -> V
     The stream must end with the stop event unless `partial` is true (a stream that
     ended early: truncated, failed or cancelled).  SideEvent objects are skipped.
     """
-    ctx = _Context()
-    state = G.INITIAL
-    guards = _Guards
-    groups = dict.fromkeys(G.KINDS, 0)
-    index = -1
-    for index, event in enumerate(events):
+    checker = GrammarChecker()
+    for event in events:
+        checker.check(event)
+    return checker.end(partial)
+
+
+class GrammarChecker:
+    """The grammar, one event at a time (what `validate` runs): `check(event)` raises
+    GrammarError at the first event that breaks it; `end(partial)` checks the end."""
+
+    __slots__ = ("ctx", "groups", "index", "state")
+
+    def __init__(self) -> None:
+        self.ctx = _Context()
+        self.state = G.INITIAL
+        self.groups = dict.fromkeys(G.KINDS, 0)
+        self.index = -1
+
+    @property
+    def state_name(self) -> str:
+        return str(G.STATES[self.state])
+
+    def check(self, event: object) -> None:
+        self.index += 1
+        index, state, ctx = self.index, self.state, self.ctx
         if isinstance(event, SideEvent):
-            continue
+            return
         if isinstance(event, StopEvent):
             symbol = G.SY_STOP
             ctx.item = None
         elif isinstance(event, DeltaEvent):
-            item = event.item
+            item: Any = event.item
             symbol = _SYMBOL_OF_TYPE.get(getattr(item, "type", ""), -1)
             if symbol < 0:
                 raise GrammarError(
@@ -215,7 +234,7 @@ def validate(events: Iterable[Event | SideEvent], *, partial: bool = False) -> V
         else:
             raise GrammarError(index, G.STATES[state], type(event).__name__, _allowed(state), "not a UniEvent")
         ctx.event = event
-        dest, actions = G.step(state, symbol, ctx, guards)
+        dest, actions = G.step(state, symbol, ctx, _Guards)
         if dest < 0:
             raise GrammarError(
                 index, G.STATES[state], _symbol_name(symbol), _allowed(state), _why(state, symbol, ctx, dest)
@@ -223,7 +242,7 @@ def validate(events: Iterable[Event | SideEvent], *, partial: bool = False) -> V
         for action in actions:
             if action == G.A_OPEN_GROUP:
                 ctx.group = _Group()
-                groups[G.KINDS[G.KIND_OF_STATE[dest]]] += 1
+                self.groups[G.KINDS[G.KIND_OF_STATE[dest]]] += 1
             if action in (G.A_OPEN_GROUP, G.A_APPEND):
                 ctx.group.deltas.append(ctx.item)
                 fidelity = getattr(ctx.item, "fidelity", None)
@@ -231,12 +250,19 @@ def validate(events: Iterable[Event | SideEvent], *, partial: bool = False) -> V
                     ctx.group.fidelity = fidelity
             elif action == G.A_CLOSE_GROUP:
                 ctx.group = _Group()
-        state = dest
-    if not partial and state not in G.FINAL:
-        raise GrammarError(
-            index + 1, G.STATES[state], "end of stream", _allowed(state), "the stream ended without a stop event"
-        )
-    return ValidationSummary(index + 1, groups, state in G.FINAL)
+        self.state = dest
+
+    def end(self, partial: bool = False) -> ValidationSummary:
+        state = self.state
+        if not partial and state not in G.FINAL:
+            raise GrammarError(
+                self.index + 1,
+                G.STATES[state],
+                "end of stream",
+                _allowed(state),
+                "the stream ended without a stop event",
+            )
+        return ValidationSummary(self.index + 1, self.groups, state in G.FINAL)
 
 
 def _why(state: int, symbol: int, ctx: _Context, dest: int) -> str:
@@ -297,7 +323,6 @@ _set_args = slot_setter(ToolCallDelta, "arguments")
 _set_args_id = slot_setter(ToolCallDelta, "tool_call_id")
 _set_args_fidelity = slot_setter(ToolCallDelta, "fidelity")
 _set_thinking_fidelity = slot_setter(ThinkingDelta, "fidelity")
-
 
 
 _STATE_TEXT: Final = G.STATE_OF_KIND[G.K_TEXT]
@@ -520,6 +545,43 @@ class Assembler:
         self.state = G.STATE_OF_KIND[G.K_EMBEDDING]
         self._parts.append(vector)
         self.out.append(fast_delta_event(EmbeddingDelta(vector), self.now))
+
+    def adopt(self, event: DeltaEvent) -> None:
+        """Take an event built elsewhere (an MMSP server's, checked against the grammar
+        already) as it is: it goes out unchanged, and the open item is followed so that
+        `close()` and `pending_done()` know what it holds."""
+        item: Any = event.item
+        kind = G.KINDS.index(item.kind)
+        if item.type.endswith(".done"):
+            self.state = _DEST[self.state][G.DONE_OF_KIND[kind]]
+            self._parts = []
+            self._fidelity = None
+            self.done_items.append(item)
+        else:
+            if self.state != G.STATE_OF_KIND[kind]:
+                self._parts = []
+                self._fidelity = None
+                if kind == G.K_TOOL_CALL:
+                    self._header = (item.name, item.tool_call_id)
+                elif kind in (G.K_INLINE_DATA, G.K_INLINE_THINKING):
+                    self._mime = item.mime_type
+            self.state = _DEST[self.state][G.DELTA_OF_KIND[kind]]
+            if kind in (G.K_TEXT, G.K_THINKING):
+                self._parts.append(item.text if kind == G.K_TEXT else item.thinking)
+            elif kind == G.K_TOOL_CALL:
+                self._parts.append(item.arguments)
+            elif kind == G.K_EMBEDDING:
+                self._parts.append(item.embedding)
+            else:
+                self._parts.append(item.data)
+            if getattr(item, "fidelity", None) is not None:
+                self._fidelity = item.fidelity
+        self.out.append(event)
+
+    def adopt_stop(self, event: StopEvent) -> None:
+        """Take a stop event built elsewhere (see `adopt`)."""
+        self.state = _DEST[self.state][G.SY_STOP]
+        self.out.append(event)
 
     # --- ending -----------------------------------------------------------------------
 

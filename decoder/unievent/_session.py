@@ -117,12 +117,16 @@ class Session:
 class Handler(Protocol):
     """What a protocol module provides (protocols/openai_chat.py is the reference one)."""
 
+    #: the stream carried its own stop event (a wire of UniEvents): the decoder makes none
+    stopped: bool
+
     def frame(self, event: str | None, obj: dict[str, Any]) -> bool: ...
     def done_sentinel(self) -> bool: ...
     def end(self) -> End: ...
     def state_name(self) -> str: ...
     def at_end(self) -> None: ...
     def before_stop(self) -> None: ...
+    def closes_open_items(self, end: End) -> bool: ...
     def finish_reason(self) -> FinishReason: ...
 
 
@@ -133,6 +137,9 @@ class MachineHandler:
 
     machine: ClassVar[Any]
     state: int
+    #: the stream's own stop event went out (a wire that carries UniEvents): the decoder
+    #: does not make one
+    stopped: bool = False
     #: the decoder's full path for a frame's bytes (set when the handler has a `raw`
     #: sink of its own): the parsed object, or the FRAME_* status of a frame that is none
     parse: Callable[[str | None, bytes], dict[str, Any] | int]
@@ -162,3 +169,8 @@ class MachineHandler:
 
     def before_stop(self) -> None:
         """Called before the stop event of a complete stream (nothing waits by default)."""
+
+    def closes_open_items(self, end: End) -> bool:
+        """Whether an open text or thinking item gets its done when the stream ends
+        this way without completing (by default it does: text that arrived is kept)."""
+        return True

@@ -1987,8 +1987,59 @@ def interactions_cases() -> None:
          created + output + iframe("step.delta", index=1, delta={"type": "text", "text": "late"}), end="failed", error_type="protocol_error", text="Paris.")
 
 
+MMSP = "mmsp"
+
+
+def uframe(obj: dict[str, Any]) -> bytes:
+    """One UniEvent block as an MMSP server writes it (Python's default separators)."""
+    return b"data: " + json.dumps(obj, ensure_ascii=False).encode() + b"\n\n"
+
+
+def udelta(item: dict[str, Any], created_at: int = 1700000000) -> bytes:
+    return uframe({"role": "assistant", "event_type": "delta", "content_items": [item], "usage_metadata": None, "finish_reason": None, "created_at": created_at})
+
+
+def ustop(finish: str = "stop", **usage: int | None) -> bytes:
+    counts = {"cached_tokens": None, "prompt_tokens": None, "thoughts_tokens": None, "response_tokens": None, **usage}
+    return uframe({"role": "assistant", "event_type": "stop", "content_items": [], "usage_metadata": counts, "finish_reason": finish, "created_at": 1700000009})
+
+
+U_DONE = b"data: [DONE]\n\n"
+
+
+def mmsp_cases() -> None:
+    p = MMSP
+    hello = udelta({"type": "text.delta", "text": "Hel"}) + udelta({"type": "text.delta", "text": "lo"}) + udelta({"type": "text.done", "text": "Hello"})
+    case(p, "a_text_answer_passes_through_with_usage_as_sent", "The server's events come out as sent; usage and finish reason are the stop event's.",
+         hello + ustop("length", prompt_tokens=9, response_tokens=2) + U_DONE, text="Hello", usage=Usage(None, 9, None, 2), finish_reason="length", end="complete")
+    case(p, "keep_alives_between_a_delta_and_its_done", "Keep-alive comments anywhere lose nothing, in any split.",
+         bytewise(b": keep-alive\n\n" + hello.replace(b"\n\ndata", b"\n\n: keep-alive\n\ndata") + ustop() + U_DONE), text="Hello", end="complete", anomalies={})
+    signed = udelta({"type": "thinking.delta", "thinking": "Hmm", "fidelity": {"signature": "c2ln"}}) + udelta({"type": "thinking.done", "thinking": "Hmm", "fidelity": {"signature": "c2ln"}})
+    case(p, "thinking_keeps_its_signature", "A thinking item's fidelity rides on its delta and its done.",
+         signed + ustop() + U_DONE, dones=[ThinkingDone("Hmm", {"signature": "c2ln"})])
+    call = udelta({"type": "tool_call.delta", "name": "f", "arguments": '{"a": ', "tool_call_id": "c1"}) + udelta(
+        {"type": "tool_call.delta", "name": "", "arguments": "1}", "tool_call_id": ""}
+    ) + udelta({"type": "tool_call.done", "name": "f", "arguments": {"a": 1}, "tool_call_id": "c1"})
+    case(p, "tool_calls_pass_through", "A tool call's deltas and done pass through; the stop says tool_call.",
+         call + ustop("tool_call") + U_DONE, calls=[("f", "c1", {"a": 1})], finish_reason="tool_call")
+    image = udelta({"type": "inline_data.delta", "data": "AAE=", "mime_type": "image/png"}) + udelta(
+        {"type": "inline_data.delta", "data": "Ag==", "mime_type": "image/png"}
+    ) + udelta({"type": "inline_data.done", "data": "AAEC", "mime_type": "image/png"})
+    case(p, "inline_bytes_in_chunks_padded_each", "Bytes are base64 on the wire, each chunk padded on its own; the done holds the joined bytes.",
+         split_at(image + ustop() + U_DONE, 50, 130), dones=[unievent.InlineDataDone(b"\x00\x01\x02", "image/png")])
+    case(p, "an_error_event_fails_keeping_its_fields", "{error: {type, message, ...}} fails the stream with that type and the status as code.",
+         udelta({"type": "text.delta", "text": "Hel"}) + uframe({"error": {"type": "UpstreamError", "message": "upstream said no", "status": 502}}) + U_DONE,
+         end="failed", error=("upstream said no", "UpstreamError", 502), dones=[])
+    case(p, "done_without_a_stop_is_a_cancel", "[DONE] without a stop event is a server-side cancel: truncated.",
+         hello + U_DONE, end="truncated", text="Hello")
+    case(p, "a_grammar_violation_fails_naming_the_rule", "A server that interleaves groups ends the stream failed with a protocol_error; what came before is kept.",
+         udelta({"type": "text.delta", "text": "Hel"}) + udelta({"type": "thinking.delta", "thinking": "x"}) + U_DONE,
+         end="failed", error_type="protocol_error", error_in=["event 1", "thinking.delta"])
+
+
 gemini_cases()
 interactions_cases()
+mmsp_cases()
 
 
 # --- the command ------------------------------------------------------------------------

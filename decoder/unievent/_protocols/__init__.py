@@ -6,7 +6,7 @@ from collections.abc import Callable
 
 import attrs
 
-from unievent._protocols import anthropic, gemini, gemini_interactions, openai_chat, openai_responses
+from unievent._protocols import anthropic, gemini, gemini_interactions, mmsp, openai_chat, openai_responses
 from unievent._session import Handler, Session
 
 __all__ = ["PROTOCOLS", "ProtocolSpec"]
@@ -34,5 +34,6 @@ PROTOCOLS: dict[str, ProtocolSpec] = {
         ProtocolSpec(
             "gemini_interactions", gemini_interactions.GeminiInteractions, ("sse",), "Google Gemini Interactions API"
         ),
+        ProtocolSpec("mmsp", mmsp.MMSPWire, ("sse",), "MMSP's own wire: an MMSP server's POST /v1/stream"),
     )
 }
