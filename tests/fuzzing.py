@@ -24,21 +24,33 @@ call of a stream that did not complete is in its message.
 from __future__ import annotations
 
 import argparse
+import base64
 import json
 import os
 import random
+import struct
 import sys
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+import attrs
 import orjson
 
 import unievent
 
 CORPUS = Path(__file__).resolve().parent.parent.parent / "shared" / "corpus"
-PROTOCOLS = ("openai_chat", "anthropic", "openai_responses", "gemini", "gemini_interactions", "mmsp")
+PROTOCOLS = (
+    "openai_chat",
+    "anthropic",
+    "openai_responses",
+    "gemini",
+    "gemini_interactions",
+    "mmsp",
+    "openai_embeddings",
+    "gemini_embeddings",
+)
 MAX_FRAME = 64 * 1024  # small enough that an overlong line is cheap to build
 BYTEWISE_LIMIT = 12_000  # inputs up to this size are also fed byte by byte
 
@@ -132,6 +144,18 @@ def suite_seeds() -> list[Seed]:
         b"data: " + json.dumps(unievent.to_json(e), ensure_ascii=False).encode() + b"\n\n: keep-alive\n\n" for e in mmsp
     )
     array = b"[" + b",\r\n".join(orjson.dumps(o, option=orjson.OPT_INDENT_2) for o in gemini) + b"\n]"
+    floats = [0.25, -1.5, 3e-8, 1]
+    openai_embeddings = {
+        "object": "list",
+        "data": [
+            {"object": "embedding", "index": 1, "embedding": base64.b64encode(struct.pack("<4f", *floats)).decode()},
+            {"object": "embedding", "index": 0, "embedding": floats},
+            {"object": "embedding", "index": 2, "embedding": []},
+        ],
+        "model": "text-embedding-3-small",
+        "usage": {"prompt_tokens": 6, "total_tokens": 6},
+    }
+    gemini_embeddings = {"embeddings": [{"values": floats}, {"values": [0.5]}], "usageMetadata": {"promptTokenCount": 2}}
     return [
         ("openai_chat", "suite/chat", b"".join(_frame(o, event=False) for o in chat) + b"data: [DONE]\n\n"),
         ("anthropic", "suite/anthropic", b"".join(_frame(o) for o in anthropic)),
@@ -140,6 +164,8 @@ def suite_seeds() -> list[Seed]:
         ("gemini", "suite/gemini-array", array),
         ("gemini_interactions", "suite/interactions", b"".join(_frame(o, event=False) for o in interactions) + b"event: done\ndata: [DONE]\n\n"),
         ("mmsp", "suite/mmsp", mmsp_body + b"data: [DONE]\n\n"),
+        ("openai_embeddings", "suite/openai-embeddings", orjson.dumps(openai_embeddings, option=orjson.OPT_INDENT_2)),
+        ("gemini_embeddings", "suite/gemini-embeddings", orjson.dumps(gemini_embeddings)),
     ]
 
 
@@ -394,6 +420,11 @@ def check(protocol: str, body: bytes, strict: bool = True, rng: random.Random | 
     if len(body) <= BYTEWISE_LIMIT:
         bytewise = _decode(protocol, (body[i : i + 1] for i in range(len(body))), strict)
         assert bytewise == whole, "byte-at-a-time decodes differently"
+    auto = _decode("auto", [body], strict)
+    unievent.validate(auto[0], partial=auto[1].end != "complete")
+    assert _decode("auto", _pieces(rng, body), strict) == auto, "a random split decodes differently with auto"
+    if auto[1].protocol == protocol:
+        assert (auto[0], attrs.evolve(auto[1], detected_by=None), auto[2]) == whole, "auto decodes differently"
     deltas = "".join(e.item.text for e in events if isinstance(e, unievent.DeltaEvent) and type(e.item) is unievent.TextDelta)
     kept = "".join(i.text for i in outcome.message.items if type(i) is unievent.TextDone)
     assert deltas == kept, "the outcome's text is not the text that was emitted"

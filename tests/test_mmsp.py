@@ -215,9 +215,9 @@ def test_an_error_event_ends_failed_with_its_type_message_and_fields(error_type:
     assert outcome.error.raw == error  # every field of its type, as sent
     status = ERRORS[error_type].get("status")
     assert outcome.error.code == status
-    # what arrived is kept; the open item is left without its done, as the server left it
+    # the open item is left without its done, as the server left it; its text is kept
     assert events == [TEXT_ANSWER[0]]
-    assert outcome.message.items == ()
+    assert outcome.message.items == (TextDone("Hel"),)
 
 
 def test_a_tool_call_argument_error_stands_where_the_done_would_go() -> None:

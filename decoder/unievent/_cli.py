@@ -36,7 +36,8 @@ from unievent import (
 
 __all__ = ["build_parser", "main"]
 
-DEFAULT_PROTOCOL = "openai_chat"
+DEFAULT_PROTOCOL = "auto"
+SAMPLE_FOR_AUTO = "openai_chat"  # the capture `decode` shows when given no FILE and no protocol
 DEFAULT_CHUNK_SIZE = 4096
 
 _DESCRIPTION = """\
@@ -133,14 +134,24 @@ def build_parser() -> argparse.ArgumentParser:
         "file",
         metavar="FILE",
         nargs="?",
-        help="the response body, or - for stdin (default: the sample capture shipped for --protocol)",
+        help="the response body, or - for stdin (default: the sample shipped for --protocol; auto: openai_chat's)",
     )
     decode.add_argument(
         "--protocol",
         "-p",
         default=DEFAULT_PROTOCOL,
         metavar="P",
-        help=f"the provider wire protocol (default: {DEFAULT_PROTOCOL})",
+        help=f"the provider wire protocol, or auto to find it (default: {DEFAULT_PROTOCOL})",
+    )
+    decode.add_argument(
+        "--url",
+        metavar="URL",
+        help="the request's URL: with --protocol auto its path names the protocol",
+    )
+    decode.add_argument(
+        "--content-type",
+        metavar="TYPE",
+        help="the response's Content-Type: it names the framing (e.g. application/json)",
     )
     decode.add_argument(
         "--format",
@@ -297,11 +308,13 @@ def _run_validate(args: argparse.Namespace) -> int:
 def _run_decode(args: argparse.Namespace) -> int:
     prog = "unievent decode"
     try:
-        decoder = StreamDecoder(args.protocol, side_events=args.side_events)
+        decoder = StreamDecoder(
+            args.protocol, side_events=args.side_events, content_type=args.content_type, url=args.url
+        )
     except ValueError as exc:
         raise _UsageError(prog, str(exc)) from None
     if args.file is None:
-        name, stream = _sample(prog, args.protocol)
+        name, stream = _sample(prog, SAMPLE_FOR_AUTO if args.protocol == "auto" else args.protocol)
     else:
         name, stream = _open_input(prog, args.file)
 
@@ -471,6 +484,8 @@ def _describe_item(item: object) -> str:
 
 def _outcome_lines(outcome: Outcome) -> list[str]:
     lines = [f"outcome: {outcome.end}"]
+    detected = f" (auto: {outcome.detected_by})" if outcome.detected_by else ""
+    lines.append(f"  protocol: {outcome.protocol}{detected}")
     if outcome.finish_reason is not None or outcome.native_finish_reason is not None:
         native = f" (native {outcome.native_finish_reason!r})" if outcome.native_finish_reason is not None else ""
         lines.append(f"  finish reason: {outcome.finish_reason or '-'}{native}")

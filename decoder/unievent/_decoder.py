@@ -19,17 +19,19 @@ from typing import Any, Final, NoReturn, overload
 
 import orjson
 
+from unievent._detect import Undetected, from_content_type, from_frame, from_payload, from_url
 from unievent._errors import DecoderStateError, DecoderUsageError, FrameTooLargeError, UniEventError
 from unievent._events import DoneItem, Event, Message, ToolCallDone
-from unievent._framing import FRAME_JUNK, FRAME_OK, FRAME_OVER, Framer
-from unievent._framing.sniff import FramingSniffer, make_framer
+from unievent._framing import FRAME_JUNK, FRAME_OK, FRAME_OVER, Framer, FrameSink
+from unievent._framing.json_body import JSONBodyFramer
+from unievent._framing.sniff import FRAMERS, FramingSniffer, make_framer
 from unievent._framing.sse import DEFAULT_MAX_FRAME
 from unievent._grammar import ArgumentsError
 from unievent._ondemand import fast_paths_enabled
 from unievent._outcome import End, Outcome, ProviderError
 from unievent._protocols import PROTOCOLS, ProtocolSpec
-from unievent._session import DEFAULT_MAX_RETAINED, Session
-from unievent._shared import MAX_DEPTH, too_deep
+from unievent._session import DEFAULT_MAX_RETAINED, Handler, Session
+from unievent._shared import MAX_DEPTH, error_of, too_deep
 
 __all__ = ["PROTOCOLS", "Clock", "StreamDecoder"]
 
@@ -37,11 +39,35 @@ Clock = Callable[[], int]
 
 _loads = orjson.loads
 _JSONDecodeError = orjson.JSONDecodeError
+_EVERY_FRAMING: Final = tuple(FRAMERS)
+_MAX_HELD: Final = 64  # frames an `auto` decoder holds waiting for one that names the protocol
+_WATCHED: Final = 8  # first frames of an explicit protocol sniffed for another protocol
 _SHORTEST_TOO_DEEP: Final = 2 * (MAX_DEPTH + 1)
 
 
 def _now_ms() -> int:
     return time.time_ns() // 1_000_000
+
+
+def _framings_of(content_type: str, framings: tuple[str, ...]) -> tuple[str, ...]:
+    """The framings among `framings` that a content type allows (all when it names
+    none of them)."""
+    named = from_content_type(content_type)
+    if named == "json":
+        allowed = tuple(f for f in framings if f in ("json_array", "json_body"))
+    else:
+        allowed = tuple(f for f in framings if f == named)
+    return allowed or framings
+
+
+def _object_or_none(payload: bytes) -> dict[str, Any] | None:
+    try:
+        obj = _loads(payload)
+    except _JSONDecodeError:
+        return None
+    if type(obj) is not dict or too_deep(payload, obj):
+        return None
+    return obj
 
 
 class StreamDecoder:
@@ -51,7 +77,9 @@ class StreamDecoder:
     side_events=False, max_frame=16 MiB, max_retained=10_000)``
 
     - `protocol`: one of the names in `unievent.PROTOCOLS` (``"openai_chat"``,
-      ``"anthropic"``, ``"openai_responses"``, ...).
+      ``"anthropic"``, ``"openai_responses"``, ...), or ``"auto"``.  Frames that never
+      match an explicit protocol but look like another one end the stream failed
+      (``wrong_protocol``: "the frames look like anthropic, not openai_chat").
     - `stream_id`: used in made-up tool-call ids (``call_<stream_id>_<block>``);
       random when not given.
     - `clock`: returns unix milliseconds; read once per `push()` / `finish()`, so the
@@ -66,8 +94,13 @@ class StreamDecoder:
       are never kept: a side block's done carries what they assembled).  Reaching it
       is recorded as the anomaly ``retention_cap``.
     - `framing`: for a protocol whose body comes in more than one framing (``gemini``:
-      ``"sse"`` or ``"json_array"``), force one; by default the first byte that is not
-      whitespace decides (``[``: a JSON array).
+      ``"sse"`` or ``"json_array"``), force one; by default the content type when given,
+      else the first byte that is not whitespace decides (``[``: a JSON array).
+    - `content_type`, `url`: the response's Content-Type and the request's URL, when
+      known.  With ``protocol="auto"`` the URL's path names the protocol, the content
+      type the framing, and otherwise the first frame that says which protocol it is
+      decides (frames before it are held and replayed; see README "Finding the
+      protocol").  `Outcome.protocol` names the choice, `Outcome.detected_by` why.
 
     `push(data)` returns the events completed by those bytes; `finish()` returns the
     last events and the Outcome at end of input; `abort()` returns the Outcome of a
@@ -85,33 +118,47 @@ class StreamDecoder:
         max_frame: int = DEFAULT_MAX_FRAME,
         max_retained: int = DEFAULT_MAX_RETAINED,
         framing: str | None = None,
+        content_type: str | None = None,
+        url: str | None = None,
     ) -> None:
-        spec = PROTOCOLS.get(protocol)
-        if spec is None:
+        chosen: str | None = protocol
+        self.detected_by: str | None = None
+        if protocol == "auto":
+            chosen, why = from_url(url) if url else (None, "")
+            if chosen is not None:
+                self.detected_by = why
+        spec = PROTOCOLS.get(chosen) if chosen is not None else None
+        if chosen is not None and spec is None:
             known = ", ".join(sorted(PROTOCOLS))
-            raise DecoderUsageError(f"unknown protocol {protocol!r}; known: {known}")
-        if framing is not None and framing not in spec.framings:
-            raise DecoderUsageError(
-                f"{protocol} comes as {' or '.join(spec.framings)}, not {framing!r}"
-            )
-        self.protocol = protocol
-        self.spec: ProtocolSpec = spec
+            raise DecoderUsageError(f"unknown protocol {protocol!r}; known: auto, {known}")
+        framings = spec.framings if spec is not None else _EVERY_FRAMING
+        if framing is not None and framing not in framings:
+            raise DecoderUsageError(f"{protocol} comes as {' or '.join(framings)}, not {framing!r}")
+        if framing is None and content_type:
+            framings = _framings_of(content_type, framings)
+        self.protocol = chosen or "auto"
         self.stream_id = stream_id if stream_id is not None else uuid.uuid4().hex[:16]
         self.clock: Clock = clock or _now_ms
-        self.session = session = Session(protocol, self.stream_id, strict_arguments, side_events, max_retained)
-        self.asm = session.asm
-        self.handler = spec.handler(session)
+        self.session = Session(self.protocol, self.stream_id, strict_arguments, side_events, max_retained)
+        self.asm = self.session.asm
+        self.spec: ProtocolSpec | None = None
+        self.handler: Handler = Undetected()
         self._handler_frame = self.handler.frame
-        sink = self._frame
-        raw = getattr(self.handler, "raw", None)
-        if raw is not None and fast_paths_enabled():
-            self.handler.parse = self._object  # type: ignore[attr-defined]
-            sink = raw
-        self.framer: Framer
-        if framing is None and len(spec.framings) > 1:
-            self.framer = FramingSniffer(sink, protocol, max_frame, self._use_framer)
+        self._sink: FrameSink = self._frame
+        self._held: list[tuple[str | None, bytes]] = []  # frames before the protocol is known
+        self._watching = 0  # first frames of an explicit protocol still sniffed
+        self._looks_like: str | None = None
+        if spec is not None:
+            self._adopt(spec)
+            sink: FrameSink = self._watch
+            self._watching = _WATCHED
         else:
-            self.framer = make_framer(framing or spec.framings[0], sink, protocol, max_frame)
+            sink = self._detect
+        self.framer: Framer
+        if framing is None and len(framings) > 1:
+            self.framer = FramingSniffer(sink, self.protocol, max_frame, self._use_framer, framings)
+        else:
+            self.framer = make_framer(framing or framings[0], sink, self.protocol, max_frame)
         self._ended: str | None = None
         self._refused: UniEventError | None = None
         self._argument_failure: ArgumentsError | None = None
@@ -152,24 +199,28 @@ class StreamDecoder:
             raise self._state_error("finish")
         out = self._fresh_out()
         end: End = "failed"
+        pending: DoneItem | None = None
         if self._refused is not None:
             self._close_partial()
         elif self._argument_failure is None:
             try:
                 self.framer.eof()
                 self.handler.at_end()
-                end = self._end_kind()
+                end = self._end_kind() if self.spec is not None else self._undetected_end()
+                end = self._wrong_protocol(end)
                 if end == "complete":
                     self.handler.before_stop()
                     if not self.handler.stopped:
                         self.asm.stop(self.session.usage(), self.handler.finish_reason())
                 elif self.handler.closes_open_items(end):
                     self._close_partial()
+                else:  # no done event, but the text that arrived stays in the message
+                    pending = self.asm.pending_done()
             except ArgumentsError as failure:
                 self._fail_arguments(failure)
                 end = "failed"
         self._ended = end
-        return out, self._outcome(end)
+        return out, self._outcome(end, pending)
 
     def abort(self) -> Outcome:
         """The caller cancelled: no events; what arrived is in the Outcome."""
@@ -182,6 +233,104 @@ class StreamDecoder:
     def argument_failure(self) -> ArgumentsError | None:
         """The strict-arguments failure that ended the stream, if one did."""
         return self._argument_failure
+
+    # --- the protocol -------------------------------------------------------------------
+
+    def _adopt(self, spec: ProtocolSpec, why: str | None = None) -> None:
+        """Decode as `spec` from here on."""
+        self.spec = spec
+        self.protocol = self.session.protocol = spec.name
+        if why is not None:
+            self.detected_by = why
+        self.handler = spec.handler(self.session)
+        self._handler_frame = self.handler.frame
+        self._sink = self._frame
+        raw = getattr(self.handler, "raw", None)
+        if raw is not None and fast_paths_enabled():
+            self.handler.parse = self._object  # type: ignore[attr-defined]
+            self._sink = raw
+
+    def _detect(self, event: str | None, payload: bytes) -> int:
+        """The sink of an `auto` decoder: frames are held until one names the protocol,
+        then all of them are decoded in order.  A frame that is no JSON object is read
+        as every protocol reads it (skipped, or `[DONE]`: the end), and not held."""
+        if self.spec is not None:
+            return self._sink(event, payload)
+        obj = self._object(event, payload)
+        if type(obj) is int:
+            return obj
+        assert type(obj) is dict
+        name, why = from_frame(event, obj)
+        self._held.append((event, payload))
+        if name is None:
+            if len(self._held) >= _MAX_HELD:
+                self.framer.close()  # no protocol in sight: the body is kept as it is
+                return FRAME_OVER
+            return FRAME_OK
+        self._adopt(PROTOCOLS[name], f"frame {len(self._held)}: {why}")
+        self._set_sink(self._sink)
+        held, self._held = self._held, []
+        status = FRAME_OK
+        for n, (name_of, body) in enumerate(held):
+            status = self._sink(name_of, body)
+            if status == FRAME_OVER:
+                self.framer.ignored += len(held) - n - 1
+                break
+            if status == FRAME_JUNK and n < len(held) - 1:
+                self.framer.skipped += 1  # the framer counts only the frame at hand
+        return status
+
+    def _watch(self, event: str | None, payload: bytes) -> int:
+        """The sink of an explicit protocol's first frames: decoded as usual, and
+        sniffed, so that a body of another protocol's frames is named at the end."""
+        status = self._sink(event, payload)
+        if self._watching:
+            self._watching -= 1
+            name, _ = from_payload(event, payload)
+            if name == self.protocol or self.asm.done_items or self.asm.open_kind is not None:
+                self._watching = 0
+                self._looks_like = None  # it speaks this protocol after all
+            elif name is not None and self._looks_like is None:
+                self._looks_like = name
+            if not self._watching:
+                self._set_sink(self._sink)
+        return status
+
+    def _set_sink(self, sink: FrameSink) -> None:
+        framer: Any = self.framer
+        framer.sink = sink
+
+    def _wrong_protocol(self, end: End) -> End:
+        """A body whose frames never matched the protocol but look like another's: the
+        end it would have had (nothing: truncated; a bare `[DONE]`: complete; a frame
+        the protocol cannot read: a protocol error) becomes that error.  A provider's
+        own error frame stands: every protocol reads it the same."""
+        other = self._looks_like
+        if other is None or self.asm.done_items or self.asm.open_kind is not None or end == "not_event_stream":
+            return end
+        error = self.session.error
+        if end == "failed" and (error is None or error.type != "protocol_error"):
+            return end
+        self.session.error = ProviderError(
+            f"{self.protocol}: the frames look like {other}, not {self.protocol}", "wrong_protocol"
+        )
+        return "failed"
+
+    def _undetected_end(self) -> End:
+        """An `auto` body that named no protocol: an error frame of an event stream
+        fails it, frames of no known protocol are no event stream, and otherwise it
+        ends as any protocol's would that saw nothing (an empty body: truncated)."""
+        end = self._end_kind()
+        if not self._held or end == "not_event_stream":
+            return end
+        if not isinstance(self.framer, JSONBodyFramer):  # one JSON body is no stream
+            for event, payload in self._held:
+                obj = _object_or_none(payload)
+                error = error_of(event, obj) if obj is not None else None
+                if error is not None:
+                    self.session.fail(error)
+                    return "failed"
+        return "not_event_stream"
 
     # --- frames -------------------------------------------------------------------------
 
@@ -321,6 +470,8 @@ class StreamDecoder:
         finish = self.handler.finish_reason() if complete else None
         message = Message("assistant", tuple(items), usage if complete else None, finish, self.asm.now or None)
         body = self.framer.body_text()
+        if self.spec is None and self._held:
+            body = b"\n".join(payload for _, payload in self._held).decode("utf-8", "replace")
         return Outcome(
             end=end,
             message=message,
@@ -335,4 +486,5 @@ class StreamDecoder:
             anomalies=session.anomalies.freeze(),
             extras=dict(session.extras),
             protocol=self.protocol,
+            detected_by=self.detected_by,
         )

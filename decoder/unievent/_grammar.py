@@ -390,7 +390,8 @@ class Assembler:
         elif kind == G.K_INLINE_THINKING:
             done = InlineThinkingDone(b"".join(parts), self._mime, fidelity)
         else:
-            done = EmbeddingDone([x for part in parts for x in part])
+            # one part (how vectors arrive) is shared with its delta, not copied
+            done = EmbeddingDone(parts[0] if len(parts) == 1 else [x for part in parts for x in part])
         self.state = _DEST[self.state][symbol]
         self._parts = []
         self._fidelity = None

@@ -95,7 +95,9 @@ class Outcome:
       lifecycle frames, fragments for a tool call that had closed), one `Anomaly` per
       kind with its count and first examples.
     - `extras`: protocol extras worth keeping (see each protocol).
-    - `protocol`: the protocol that decoded the stream.
+    - `protocol`: the protocol that decoded the stream (``"auto"`` when none was found).
+    - `detected_by`: with ``protocol="auto"``, why that protocol was chosen (the URL
+      path, or the frame that named it); None when the caller named it.
     """
 
     end: End
@@ -111,6 +113,7 @@ class Outcome:
     anomalies: tuple[Anomaly, ...] = ()
     extras: dict[str, Any] = attrs.field(factory=dict)
     protocol: str = ""
+    detected_by: str | None = None
 
     def anomaly(self, kind: str) -> Anomaly | None:
         """The anomaly of that kind, or None when it did not occur."""

@@ -20,9 +20,11 @@ contradicts its rule stops the build.
 from __future__ import annotations
 
 import argparse
+import base64
 import importlib.util
 import itertools
 import json
+import struct
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -2029,7 +2031,7 @@ def mmsp_cases() -> None:
          split_at(image + ustop() + U_DONE, 50, 130), dones=[unievent.InlineDataDone(b"\x00\x01\x02", "image/png")])
     case(p, "an_error_event_fails_keeping_its_fields", "{error: {type, message, ...}} fails the stream with that type and the status as code.",
          udelta({"type": "text.delta", "text": "Hel"}) + uframe({"error": {"type": "UpstreamError", "message": "upstream said no", "status": 502}}) + U_DONE,
-         end="failed", error=("upstream said no", "UpstreamError", 502), dones=[])
+         end="failed", error=("upstream said no", "UpstreamError", 502), dones=[TextDone("Hel")])
     case(p, "done_without_a_stop_is_a_cancel", "[DONE] without a stop event is a server-side cancel: truncated.",
          hello + U_DONE, end="truncated", text="Hello")
     case(p, "a_grammar_violation_fails_naming_the_rule", "A server that interleaves groups ends the stream failed with a protocol_error; what came before is kept.",
@@ -2037,9 +2039,60 @@ def mmsp_cases() -> None:
          end="failed", error_type="protocol_error", error_in=["event 1", "thinking.delta"])
 
 
+OPENAI_EMBEDDINGS = "openai_embeddings"
+GEMINI_EMBEDDINGS = "gemini_embeddings"
+
+
+def embeddings_body(*entries: Any, **top: Any) -> bytes:
+    """An OpenAI `/v1/embeddings` response: `entries` are (index, embedding) pairs."""
+    data = [{"object": "embedding", "index": i, "embedding": e} for i, e in entries]
+    return json.dumps({"object": "list", "data": data, "model": "text-embedding-3-small", **top}, indent=2).encode()
+
+
+def float32_base64(*values: float) -> str:
+    return base64.b64encode(struct.pack(f"<{len(values)}f", *values)).decode()
+
+
+def embeddings_cases() -> None:
+    p = OPENAI_EMBEDDINGS
+    Done = unievent.EmbeddingDone
+    usage = {"usage": {"prompt_tokens": 5, "total_tokens": 5}}
+    case(p, "each_vector_is_one_item_in_index_order", "data[] entries become items in index order, whatever order they came in.",
+         bytewise(embeddings_body((1, [0.5, 1]), (0, [-2.25]), **usage)), dones=[Done([-2.25]), Done([0.5, 1.0])],
+         usage=Usage(None, 5, None, None), finish_reason="stop", end="complete")
+    case(p, "base64_is_little_endian_float32", "A base64 embedding is little-endian float32, decoded exactly.",
+         embeddings_body((0, float32_base64(0.1, -3.0)), **usage), dones=[Done([0.10000000149011612, -3.0])])
+    case(p, "an_empty_vector_is_an_item", "An empty vector, as a list or as base64, is still an item.",
+         embeddings_body((0, []), (1, "")), dones=[Done([]), Done([])], end="complete")
+    case(p, "only_total_tokens_leaves_prompt_tokens_null", "prompt_tokens is usage.prompt_tokens; a total alone is no prompt count.",
+         embeddings_body((0, [1]), usage={"total_tokens": 5}), usage=Usage(None, None, None, None))
+    case(p, "an_error_body_fails", "An {error: ...} body ends the stream failed with the provider's type and code.",
+         b'{"error": {"message": "bad key", "type": "invalid_request_error", "code": "invalid_api_key"}}',
+         end="failed", error=("bad key", "invalid_request_error", "invalid_api_key"))
+    case(p, "a_vector_that_is_not_numbers_fails", "A vector that is neither numbers nor base64 ends the stream failed naming it.",
+         embeddings_body((0, ["x"])), end="failed", error_type="protocol_error", error_in="data[0].embedding is a list that is not all numbers")
+    case(p, "a_cut_body_is_truncated", "A body cut short is truncated, with no half vector.",
+         embeddings_body((0, [0.5, 0.25]))[:-20], end="truncated", dones=[])
+    case(p, "a_body_that_is_not_json_is_kept", "A body that is no JSON is not an event stream, and kept.",
+         b"upstream connect error", end="not_event_stream", body="upstream connect error")
+    p = GEMINI_EMBEDDINGS
+    case(p, "embed_content_is_one_item", "An embedContent body is one item; usage from usageMetadata.",
+         split_at(b'{"embedding": {"values": [0.25, -1]}, "usageMetadata": {"promptTokenCount": 3}}', 20),
+         dones=[Done([0.25, -1.0])], usage=Usage(None, 3, None, None), end="complete")
+    case(p, "batch_embed_contents_is_an_item_per_embedding", "A batchEmbedContents body is one item per embedding, in order.",
+         bytewise(b'{"embeddings": [{"values": [1]}, {"values": []}, {"values": [2, 3]}]}'),
+         dones=[Done([1.0]), Done([]), Done([2.0, 3.0])], end="complete")
+    case(p, "an_error_body_fails_with_its_status", "An error body fails with the status as type and the HTTP code.",
+         b'{"error": {"code": 429, "message": "quota", "status": "RESOURCE_EXHAUSTED"}}', end="failed", error=("quota", "RESOURCE_EXHAUSTED", 429))
+    case(p, "an_openai_body_is_named", "An OpenAI embeddings body given as Gemini fails saying what it looks like.",
+         embeddings_body((0, [1])), end="failed", error_type="wrong_protocol",
+         error_in="gemini_embeddings: the body looks like openai_embeddings, not gemini_embeddings")
+
+
 gemini_cases()
 interactions_cases()
 mmsp_cases()
+embeddings_cases()
 
 
 # --- the command ------------------------------------------------------------------------

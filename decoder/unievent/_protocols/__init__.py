@@ -6,7 +6,16 @@ from collections.abc import Callable
 
 import attrs
 
-from unievent._protocols import anthropic, gemini, gemini_interactions, mmsp, openai_chat, openai_responses
+from unievent._protocols import (
+    anthropic,
+    gemini,
+    gemini_embeddings,
+    gemini_interactions,
+    mmsp,
+    openai_chat,
+    openai_embeddings,
+    openai_responses,
+)
 from unievent._session import Handler, Session
 
 __all__ = ["PROTOCOLS", "ProtocolSpec"]
@@ -35,5 +44,14 @@ PROTOCOLS: dict[str, ProtocolSpec] = {
             "gemini_interactions", gemini_interactions.GeminiInteractions, ("sse",), "Google Gemini Interactions API"
         ),
         ProtocolSpec("mmsp", mmsp.MMSPWire, ("sse",), "MMSP's own wire: an MMSP server's POST /v1/stream"),
+        ProtocolSpec(
+            "openai_embeddings", openai_embeddings.OpenAIEmbeddings, ("json_body",), "OpenAI-compatible embeddings"
+        ),
+        ProtocolSpec(
+            "gemini_embeddings",
+            gemini_embeddings.GeminiEmbeddings,
+            ("json_body",),
+            "Google Gemini embedContent and batchEmbedContents",
+        ),
     )
 }

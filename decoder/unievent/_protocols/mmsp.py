@@ -10,7 +10,8 @@
 # server sent them, its `created_at` kept.  `{"error": {...}}` (no `role`, no
 # `event_type`) is MMSP's error family: its `type`, `message` and the fields of its
 # type (a ToolCallArgumentParseError's, `status` of an upstream error) are the
-# outcome's error, and the open item is left without a done.  The stop event's usage
+# outcome's error, and the open item is left without a done (its text stays in the
+# outcome's message, as a cancelled stream's does).  The stop event's usage
 # and finish reason are the outcome's, exactly as the server sent them.
 from __future__ import annotations
 
