@@ -388,10 +388,6 @@ def _conformance_cases() -> list[dict[str, Any]]:
 #: their outcome differs from the explicit protocol's
 NAMES_NO_PROTOCOL = {
     "anthropic__unknown_frames_past_the_retention_cap_are_counted_not_kept": "only frames of a type no protocol has",
-    # every JSON API answers an error so; only the URL can say whose it is, and without
-    # it the body is kept as no event stream
-    "openai_embeddings__an_error_body_fails": "a JSON error body",
-    "gemini_embeddings__an_error_body_fails_with_its_status": "a JSON error body",
 }
 
 

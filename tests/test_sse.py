@@ -101,13 +101,29 @@ def test_an_html_page_is_not_an_event_stream() -> None:
     assert caught.value.looks_like_html
 
 
-def test_a_plain_json_error_body_is_not_an_event_stream() -> None:
+def test_a_plain_json_error_body_is_that_error_with_the_body_kept() -> None:
     body = b'{"error": {"message": "stream not supported", "type": "invalid_request_error"}}'
     _, outcome = decode(body)
-    assert (outcome.end, outcome.body) == ("not_event_stream", body.decode())
-    with pytest.raises(unievent.NotEventStreamError) as caught:
+    assert (outcome.end, outcome.body) == ("failed", body.decode())
+    assert outcome.error is not None
+    assert (outcome.error.message, outcome.error.type) == ("stream not supported", "invalid_request_error")
+    with pytest.raises(unievent.ProviderStreamError) as caught:
         list(unievent.iter_events([body], "openai_chat"))
-    assert not caught.value.looks_like_html
+    assert caught.value.error_type == "invalid_request_error"
+
+
+def test_a_gemini_error_array_body_is_that_error() -> None:
+    body = b'[{\n  "error": {"code": 429, "message": "quota", "status": "RESOURCE_EXHAUSTED"}\n}\n]'
+    _, outcome = decode(body, "gemini")
+    assert outcome.end == "failed"
+    assert outcome.error is not None
+    assert (outcome.error.message, outcome.error.type, outcome.error.code) == ("quota", "RESOURCE_EXHAUSTED", 429)
+
+
+def test_a_json_body_that_is_no_error_is_not_an_event_stream() -> None:
+    body = b'{"object": "chat.completion", "choices": [{"message": {"content": "Hi"}}]}'  # stream=false
+    assert decode(body)[1].end == "not_event_stream"
+    assert decode(body, "auto")[1].end == "not_event_stream"
 
 
 def test_the_non_sse_body_is_capped_at_about_one_mebibyte() -> None:

@@ -208,6 +208,8 @@ class StreamDecoder:
                 self.handler.at_end()
                 end = self._end_kind() if self.spec is not None else self._undetected_end()
                 end = self._wrong_protocol(end)
+                if end == "not_event_stream":
+                    end = self._error_body()
                 if end == "complete":
                     self.handler.before_stop()
                     if not self.handler.stopped:
@@ -267,7 +269,10 @@ class StreamDecoder:
                 self.framer.close()  # no protocol in sight: the body is kept as it is
                 return FRAME_OVER
             return FRAME_OK
-        self._adopt(PROTOCOLS[name], f"frame {len(self._held)}: {why}")
+        spec = PROTOCOLS[name]
+        if self._framing() not in spec.framings:  # e.g. a whole chat.completion: no stream
+            return FRAME_OK
+        self._adopt(spec, f"frame {len(self._held)}: {why}")
         self._set_sink(self._sink)
         held, self._held = self._held, []
         status = FRAME_OK
@@ -279,6 +284,11 @@ class StreamDecoder:
             if status == FRAME_JUNK and n < len(held) - 1:
                 self.framer.skipped += 1  # the framer counts only the frame at hand
         return status
+
+    def _framing(self) -> str:
+        """The name of the framing in use (once the sniffer has chosen one)."""
+        kind = type(self.framer)
+        return next((name for name, made in FRAMERS.items() if made is kind), "")
 
     def _watch(self, event: str | None, payload: bytes) -> int:
         """The sink of an explicit protocol's first frames: decoded as usual, and
@@ -315,6 +325,24 @@ class StreamDecoder:
             f"{self.protocol}: the frames look like {other}, not {self.protocol}", "wrong_protocol"
         )
         return "failed"
+
+    def _error_body(self) -> End:
+        """A body that is no event stream but one JSON error (a gateway's 200 with an
+        `{"error": ...}` body) is that error: failed, the body kept."""
+        text = self._body().encode()
+        if text.startswith(b"[") and text.endswith(b"]"):  # Gemini answers errors as [{"error": ...}]
+            text = text[1:-1].strip()
+        obj = _object_or_none(text)
+        error = error_of(None, obj) if obj is not None else None
+        if error is None:
+            return "not_event_stream"
+        self.session.fail(error)
+        return "failed"
+
+    def _body(self) -> str:
+        if self.spec is None and self._held:
+            return b"\n".join(payload for _, payload in self._held).decode("utf-8", "replace")
+        return self.framer.body_text()
 
     def _undetected_end(self) -> End:
         """An `auto` body that named no protocol: an error frame of an event stream
@@ -469,9 +497,7 @@ class StreamDecoder:
         usage = session.usage()
         finish = self.handler.finish_reason() if complete else None
         message = Message("assistant", tuple(items), usage if complete else None, finish, self.asm.now or None)
-        body = self.framer.body_text()
-        if self.spec is None and self._held:
-            body = b"\n".join(payload for _, payload in self._held).decode("utf-8", "replace")
+        body = self._body() if end in ("not_event_stream", "failed") else ""
         return Outcome(
             end=end,
             message=message,
@@ -481,7 +507,7 @@ class StreamDecoder:
             model=session.model,
             skipped_frames=self.framer.skipped,
             error=session.error if end == "failed" else None,
-            body=body[: 1024 * 1024] if end == "not_event_stream" else None,
+            body=body[: 1024 * 1024] or None,
             side_events=tuple(session.side),
             anomalies=session.anomalies.freeze(),
             extras=dict(session.extras),

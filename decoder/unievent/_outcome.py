@@ -12,8 +12,8 @@ __all__ = ["Anomalies", "Anomaly", "End", "Outcome", "ProviderError"]
 
 #: complete: the provider said it finished.  truncated: the bytes stopped first.
 #: cancelled: the caller aborted.  failed: the provider reported an error (or, in
-#: strict mode, a tool call's arguments were not JSON).  not_event_stream: the body
-#: was not SSE at all (an HTML page, a plain JSON error).
+#: strict mode, a tool call's arguments were not JSON; a body that is one JSON error).
+#: not_event_stream: the body was no event stream at all (an HTML page).
 End: TypeAlias = Literal["complete", "truncated", "cancelled", "failed", "not_event_stream"]
 
 
@@ -88,8 +88,9 @@ class Outcome:
     - `finish_reason`: MMSP's normalized reason when complete, else None;
       `native_finish_reason`: the provider's own string, passed through.
     - `model`: the model the provider named.  `skipped_frames`: frames that did not
-      parse.  `error`: the provider's error when failed.  `body`: the non-SSE body
-      (at most about 1 MiB) when not_event_stream.
+      parse.  `error`: the provider's error when failed.  `body`: the body that was
+      no event stream (at most about 1 MiB), when not_event_stream or failed on a
+      JSON error body.
     - `side_events`: provider-side tool activity, in order (never tool calls).
     - `anomalies`: oddities that did not end the stream (sequence gaps, recovered
       lifecycle frames, fragments for a tool call that had closed), one `Anomaly` per

@@ -120,7 +120,7 @@ def error_of(event: str | None, obj: dict[str, Any]) -> ProviderError | None:
     error = obj.get("error")
     if error is not None:
         if type(error) is dict:
-            kind = str_or_none(error.get("type"))
+            kind = str_or_none(error.get("type")) or str_or_none(error.get("status"))  # Gemini: status
             return ProviderError(_message_of(error, obj), kind, code_of(error.get("code")), error)
         return ProviderError(_message_of(error, obj), None, None, error)
     if obj.get("object") == "error" or event == "error":

@@ -776,9 +776,12 @@ def sse_cases() -> None:
          "A body with no SSE line (an HTML page) is not_event_stream, with no events and the page as the body.",
          html, end="not_event_stream", body="<!DOCTYPE html>\n<html><body>Bad gateway</body></html>", shape=[])
     error_body = b'{"error": {"message": "stream not supported", "type": "invalid_request_error"}}'
-    case(p, "sse_a_plain_json_error_body_is_not_an_event_stream",
-         "A plain JSON error body is not_event_stream, with the JSON as the body.",
-         error_body, end="not_event_stream", body=error_body.decode())
+    case(p, "sse_a_plain_json_error_body_fails_with_its_error",
+         "A plain JSON error body (no SSE) is that error: failed, with the JSON kept as the body.",
+         error_body, end="failed", error_type="invalid_request_error", body=error_body.decode())
+    case(p, "sse_a_json_body_that_is_no_error_is_not_an_event_stream",
+         "A JSON body that is no error and no event stream is not_event_stream, kept as the body.",
+         b'{"id": "chatcmpl-1", "object": "chat.completion", "choices": []}', end="not_event_stream")
     case(p, "sse_an_empty_body_is_truncated",
          "An empty body is truncated.", b"", end="truncated", shape=[])
     case(p, "sse_a_body_of_comments_is_truncated",
