@@ -39,6 +39,7 @@ import attrs
 import orjson
 
 import unievent
+from unievent._decoder import StreamDecoder as RuntimeStreamDecoder  # takes any protocol name
 
 CORPUS = Path(__file__).resolve().parent.parent.parent / "shared" / "corpus"
 PROTOCOLS = (
@@ -379,7 +380,7 @@ def _decode(protocol: str, pieces: Iterator[bytes] | list[bytes], strict: bool, 
     previous = os.environ.get("UNIEVENT_SLOW_PATH")
     os.environ["UNIEVENT_SLOW_PATH"] = "1" if slow else "0"
     try:
-        decoder = unievent.StreamDecoder(
+        decoder = RuntimeStreamDecoder(
             protocol, stream_id="f", clock=lambda: 0, strict_arguments=strict, max_frame=MAX_FRAME
         )
     finally:

@@ -9,6 +9,7 @@ import orjson
 
 import unievent
 from unievent import Outcome, TextDone, ThinkingDone, ToolCallDone
+from unievent._decoder import StreamDecoder as RuntimeStreamDecoder  # takes any protocol name
 
 
 def chunk(delta: dict[str, Any] | None = None, finish: str | None = None, **top: Any) -> dict[str, Any]:
@@ -37,7 +38,7 @@ def decode(
     """All events and the outcome of a body fed whole (or in the given pieces)."""
     options.setdefault("stream_id", "s1")
     options.setdefault("clock", lambda: 1694502400000)
-    decoder = unievent.StreamDecoder(protocol, **options)
+    decoder = RuntimeStreamDecoder(protocol, **options)
     events: list[Any] = []
     for piece in pieces if pieces is not None else [data]:
         events += decoder.push(piece)

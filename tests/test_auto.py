@@ -23,13 +23,14 @@ import unievent
 import unievent._cli
 from tests.helpers import chunk, split_at, sse
 from unievent import Outcome, TextDone
+from unievent._decoder import StreamDecoder as RuntimeStreamDecoder  # takes any protocol name
 
 CORPUS = Path(__file__).resolve().parent.parent.parent / "shared" / "corpus"
 CONFORMANCE = Path(__file__).resolve().parent / "conformance"
 
 
 def run(protocol: str, body: bytes | list[bytes], **options: Any) -> tuple[list[Any], Outcome]:
-    decoder = unievent.StreamDecoder(protocol, stream_id="s", clock=lambda: 0, **options)
+    decoder = RuntimeStreamDecoder(protocol, stream_id="s", clock=lambda: 0, **options)
     events: list[Any] = []
     for piece in [body] if isinstance(body, bytes) else body:
         events += decoder.push(piece)
@@ -263,7 +264,7 @@ def test_the_content_type_narrows_an_explicit_protocols_framings() -> None:
 
 def test_an_unknown_protocol_lists_auto_among_the_known() -> None:
     with pytest.raises(unievent.DecoderUsageError, match="known: auto, anthropic"):
-        unievent.StreamDecoder("nope")
+        unievent.StreamDecoder("nope")  # type: ignore[call-overload]
 
 
 # --- an explicit protocol that is wrong -----------------------------------------------

@@ -223,14 +223,13 @@ def test_decode_side_events_flag_is_accepted(capsys: pytest.CaptureFixture[str])
 @pytest.mark.parametrize(
     ("argv", "message"),
     [
-        (["decode", "--protocol", "nope"], "unknown protocol 'nope'"),
+        (["decode", "--protocol", "nope"], "invalid choice: 'nope'"),
         (["decode", "does/not/exist.sse"], "cannot read does/not/exist.sse"),
         (["decode", "--protocol", "anthropic"], "no sample capture is shipped for protocol 'anthropic'"),
         (["decode", "--chunk-size", "0"], "must be at least 1"),
         (["decode", "--format", "xml"], "invalid choice"),
         (["validate"], "required"),
         (["validate", "does/not/exist.jsonl"], "cannot read"),
-        ([], "required"),
     ],
 )
 def test_usage_errors_exit_2(capsys: pytest.CaptureFixture[str], argv: list[str], message: str) -> None:
@@ -378,3 +377,33 @@ def test_python_m_unievent_decode_then_validate() -> None:
     )
     assert validate.returncode == 0, validate.stdout
     assert validate.stdout.decode().startswith("<stdin>: ok: 16 events")
+
+
+def test_unievent_alone_prints_the_help(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main([]) == 0
+    assert "usage: unievent" in capsys.readouterr().out
+
+
+def test_protocol_lists_its_choices(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["decode", "--help"]) == 0
+    assert "auto, openai_chat, anthropic" in " ".join(capsys.readouterr().out.split())
+
+
+def test_format_text_prints_only_the_text(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["decode", "--format", "text"]) == 0
+    assert capsys.readouterr().out == "Let me check the weather in Lisbon — one moment.\n"
+
+
+def test_format_outcome_prints_the_outcome_as_json(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["decode", "--format", "outcome"]) == 0
+    outcome = orjson.loads(capsys.readouterr().out)
+    assert (outcome["end"], outcome["protocol"], outcome["finish_reason"]) == ("complete", "openai_chat", "tool_call")
+    assert outcome["usage"] == {"cached_tokens": 128, "prompt_tokens": 20, "thoughts_tokens": 22, "response_tokens": 35}
+    assert outcome["detected_by"] == "frame 1: object chat.completion.chunk"
+
+
+def test_a_body_of_no_protocol_says_so(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    body = tmp_path / "body"
+    body.write_bytes(b'data: {"hello": 1}\n\n')
+    assert main(["decode", str(body)]) == 1
+    assert "protocol: auto (no frame said which protocol it is)" in capsys.readouterr().err

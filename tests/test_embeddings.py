@@ -21,10 +21,11 @@ import pytest
 import unievent
 from tests.helpers import split_at
 from unievent import DeltaEvent, EmbeddingDelta, EmbeddingDone, Outcome, StopEvent, Usage
+from unievent._decoder import StreamDecoder as RuntimeStreamDecoder  # takes any protocol name
 
 
 def run(protocol: str, body: bytes | list[bytes], **options: Any) -> tuple[list[Any], Outcome]:
-    decoder = unievent.StreamDecoder(protocol, stream_id="s", clock=lambda: 0, **options)
+    decoder = RuntimeStreamDecoder(protocol, stream_id="s", clock=lambda: 0, **options)
     events: list[Any] = []
     for piece in [body] if isinstance(body, bytes) else body:
         events += decoder.push(piece)

@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 
 import unievent
 from tests import fuzzing
+from unievent._decoder import StreamDecoder as RuntimeStreamDecoder  # takes any protocol name
 
 REPO = Path(__file__).resolve().parent.parent
 CONFORMANCE = REPO / "tests" / "conformance"
@@ -32,7 +33,7 @@ def decode(protocol: str, pieces: list[bytes], slow: bool, **options: Any) -> tu
     previous = os.environ.get("UNIEVENT_SLOW_PATH")
     os.environ["UNIEVENT_SLOW_PATH"] = "1" if slow else "0"
     try:
-        decoder = unievent.StreamDecoder(protocol, stream_id="s", clock=lambda: 0, **options)
+        decoder = RuntimeStreamDecoder(protocol, stream_id="s", clock=lambda: 0, **options)
     finally:
         if previous is None:
             del os.environ["UNIEVENT_SLOW_PATH"]

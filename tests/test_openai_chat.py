@@ -457,7 +457,7 @@ def test_push_after_finish_raises() -> None:
 
 def test_an_unknown_protocol_is_refused() -> None:
     with pytest.raises(ValueError, match="unknown protocol"):
-        unievent.StreamDecoder("carrier_pigeon")
+        unievent.StreamDecoder("carrier_pigeon")  # type: ignore[call-overload]
 
 
 def test_the_clock_is_read_once_per_push() -> None:

@@ -1,18 +1,23 @@
 """unievent: LLM provider streaming bytes in, typed MMSP UniEvents and an honest outcome out."""
 
+from importlib import metadata as _metadata
+
 from unievent import _purity  # first: picks compiled or pure modules before any loads
-from unievent._decoder import PROTOCOLS, StreamDecoder
+from unievent._api import AnyEvent, Framing, Options, ProtocolName, SideOptions, StreamDecoder
+from unievent._decoder import PROTOCOLS
 from unievent._errors import (
     DecoderStateError,
     DecoderUsageError,
     EventJSONError,
     FrameTooLargeError,
     GrammarError,
+    HTTPStatusError,
     IncompleteStreamError,
     NotEventStreamError,
     ProviderStreamError,
     StreamEndError,
     ToolCallArgumentParseError,
+    TransportError,
     UniEventError,
 )
 from unievent._events import (
@@ -47,6 +52,13 @@ from unievent._iter import aiter_events, iter_events
 from unievent._json import from_json, to_json
 from unievent._outcome import Anomaly, End, Outcome, ProviderError
 from unievent._side import SideEvent
+from unievent._stream import AsyncStream, Stream, astream, stream
+
+#: the installed version of unievent ("0+unknown" when run from a source tree)
+try:
+    __version__: str = _metadata.version("unievent")
+except _metadata.PackageNotFoundError:
+    __version__ = "0+unknown"
 
 #: True when the mypyc-compiled modules run; False for the pure-Python ones
 #: (no compiled build installed, or UNIEVENT_PURE=1 in the environment).
@@ -56,6 +68,8 @@ __all__ = [
     "COMPILED",
     "PROTOCOLS",
     "Anomaly",
+    "AnyEvent",
+    "AsyncStream",
     "ContentItem",
     "DecoderStateError",
     "DecoderUsageError",
@@ -70,7 +84,9 @@ __all__ = [
     "Fidelity",
     "FinishReason",
     "FrameTooLargeError",
+    "Framing",
     "GrammarError",
+    "HTTPStatusError",
     "ImageUrlDone",
     "IncompleteStreamError",
     "InlineDataDelta",
@@ -79,11 +95,15 @@ __all__ = [
     "InlineThinkingDone",
     "Message",
     "NotEventStreamError",
+    "Options",
     "Outcome",
+    "ProtocolName",
     "ProviderError",
     "ProviderStreamError",
     "SideEvent",
+    "SideOptions",
     "StopEvent",
+    "Stream",
     "StreamDecoder",
     "StreamEndError",
     "TextDelta",
@@ -94,15 +114,19 @@ __all__ = [
     "ToolCallDelta",
     "ToolCallDone",
     "ToolResultDone",
+    "TransportError",
     "UniEventError",
     "Usage",
     "ValidationSummary",
+    "__version__",
     "aiter_events",
+    "astream",
     "from_json",
     "is_stream_options_rejected",
     "iter_events",
     "looks_like_html",
     "stop_reason_from_openai",
+    "stream",
     "to_json",
     "validate",
 ]

@@ -80,8 +80,12 @@ class _UsageError(Exception):
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line with `argv` (default: ``sys.argv[1:]``); return the exit status."""
     parser = build_parser()
+    arguments = sys.argv[1:] if argv is None else list(argv)
+    if not arguments:  # `unievent` alone: what it can do
+        parser.print_help()
+        return 0
     try:
-        args = parser.parse_args(argv)
+        args = parser.parse_args(arguments)
     except SystemExit as exc:  # --help (0) or a usage error (2)
         return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 2)
     try:
@@ -140,8 +144,10 @@ def build_parser() -> argparse.ArgumentParser:
         "--protocol",
         "-p",
         default=DEFAULT_PROTOCOL,
+        choices=("auto", *unievent.PROTOCOLS),
         metavar="P",
-        help=f"the provider wire protocol, or auto to find it (default: {DEFAULT_PROTOCOL})",
+        help=f"the provider wire protocol, or auto to find it (default: {DEFAULT_PROTOCOL}); "
+        f"one of: {', '.join(('auto', *unievent.PROTOCOLS))}",
     )
     decode.add_argument(
         "--url",
@@ -156,9 +162,10 @@ def build_parser() -> argparse.ArgumentParser:
     decode.add_argument(
         "--format",
         "-f",
-        choices=("jsonl", "pretty"),
+        choices=("jsonl", "pretty", "text", "outcome"),
         default="jsonl",
-        help="jsonl: one MMSP event JSON a line (default); pretty: a human view",
+        help="jsonl: one MMSP event JSON a line (default); pretty: a human view; "
+        "text: only the text as it streams; outcome: the outcome as one JSON object",
     )
     decode.add_argument(
         "--side-events",
@@ -320,7 +327,15 @@ def _run_decode(args: argparse.Namespace) -> int:
 
     out = sys.stdout
     pretty = args.format == "pretty"
-    view: _Pretty | _Jsonl = _Pretty(out, _use_color(out)) if pretty else _Jsonl(out, args.side_events)
+    view: _Pretty | _Jsonl | _Text | _Quiet
+    if pretty:
+        view = _Pretty(out, _use_color(out))
+    elif args.format == "text":
+        view = _Text(out)
+    elif args.format == "outcome":
+        view = _Quiet()
+    else:
+        view = _Jsonl(out, args.side_events)
     try:
         try:
             for piece in _pieces(stream, args.chunk_size):
@@ -339,7 +354,10 @@ def _run_decode(args: argparse.Namespace) -> int:
     view.close()
 
     summary = _outcome_lines(outcome)
-    if pretty:
+    if args.format == "outcome":
+        print(json.dumps(_outcome_json(outcome), ensure_ascii=False), file=out)
+        out.flush()
+    elif pretty:
         print(file=out)
         for line in summary:
             print(line, file=out)
@@ -348,6 +366,52 @@ def _run_decode(args: argparse.Namespace) -> int:
         for line in summary:
             print(line, file=sys.stderr)
     return 0 if outcome.end == "complete" else 1
+
+
+def _outcome_json(outcome: Outcome) -> dict[str, Any]:
+    error = outcome.error
+    return {
+        "end": outcome.end,
+        "protocol": outcome.protocol,
+        "detected_by": outcome.detected_by,
+        "finish_reason": outcome.finish_reason,
+        "native_finish_reason": outcome.native_finish_reason,
+        "model": outcome.model,
+        "usage": unievent.to_json(outcome.usage),
+        "skipped_frames": outcome.skipped_frames,
+        "error": None if error is None else {"message": error.message, "type": error.type, "code": error.code},
+        "body": outcome.body,
+        "anomalies": {anomaly.kind: anomaly.count for anomaly in outcome.anomalies},
+        "side_events": len(outcome.side_events),
+        "message": unievent.to_json(outcome.message),
+    }
+
+
+class _Text:
+    """Only the text, as it streams."""
+
+    def __init__(self, out: IO[str]) -> None:
+        self.out = out
+
+    def show(self, events: Sequence[object]) -> None:
+        for event in events:
+            if isinstance(event, DeltaEvent) and isinstance(event.item, unievent.TextDelta):
+                self.out.write(event.item.text)
+        self.out.flush()
+
+    def close(self) -> None:
+        self.out.write("\n")
+        self.out.flush()
+
+
+class _Quiet:
+    """No events (the outcome is all that is shown)."""
+
+    def show(self, events: Sequence[object]) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
 
 
 def _side_event_json(event: SideEvent) -> dict[str, Any]:
@@ -485,6 +549,8 @@ def _describe_item(item: object) -> str:
 def _outcome_lines(outcome: Outcome) -> list[str]:
     lines = [f"outcome: {outcome.end}"]
     detected = f" (auto: {outcome.detected_by})" if outcome.detected_by else ""
+    if outcome.protocol == "auto":
+        detected = " (no frame said which protocol it is)"
     lines.append(f"  protocol: {outcome.protocol}{detected}")
     if outcome.finish_reason is not None or outcome.native_finish_reason is not None:
         native = f" (native {outcome.native_finish_reason!r})" if outcome.native_finish_reason is not None else ""

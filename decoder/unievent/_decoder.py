@@ -15,6 +15,7 @@ from __future__ import annotations
 import time
 import uuid
 from collections.abc import Callable
+from types import GenericAlias
 from typing import Any, Final, NoReturn, overload
 
 import orjson
@@ -111,6 +112,7 @@ class StreamDecoder:
     def __init__(
         self,
         protocol: str,
+        *,
         stream_id: str | None = None,
         clock: Clock | None = None,
         strict_arguments: bool = True,
@@ -164,6 +166,10 @@ class StreamDecoder:
         self._argument_failure: ArgumentsError | None = None
 
     # --- public API -----------------------------------------------------------------
+
+    def __class_getitem__(cls, item: object) -> GenericAlias:
+        # StreamDecoder[Event] as type checkers read it (unievent._api) must also run
+        return GenericAlias(cls, item)
 
     @overload
     def push(self, data: bytes | bytearray | memoryview) -> list[Event]: ...
@@ -513,4 +519,6 @@ class StreamDecoder:
             extras=dict(session.extras),
             protocol=self.protocol,
             detected_by=self.detected_by,
+            end_state=self.handler.state_name(),
+            argument_failure=self._argument_failure,
         )

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from unievent._outcome import Outcome
+    from unievent._outcome import Outcome, ProviderError
 
 __all__ = [
     "DecoderStateError",
@@ -15,12 +15,15 @@ __all__ = [
     "EventJSONError",
     "FrameTooLargeError",
     "GrammarError",
+    "HTTPStatusError",
     "IncompleteStreamError",
     "NotEventStreamError",
     "ProviderStreamError",
     "StreamEndError",
     "ToolCallArgumentParseError",
+    "TransportError",
     "UniEventError",
+    "end_error",
 ]
 
 
@@ -160,3 +163,59 @@ class ToolCallArgumentParseError(StreamEndError):
             f"{protocol}: arguments of tool call {tool_name!r} ({tool_call_id}) are not a JSON object: {preview!r}",
             outcome,
         )
+
+
+class TransportError(IncompleteStreamError):
+    """Reading the response failed (a reset connection, a read timeout, a chunked body
+    cut short): the client's exception is chained as ``__cause__``, and `outcome`
+    (truncated) holds everything that arrived before it."""
+
+
+class HTTPStatusError(UniEventError):
+    """The response's status is not 2xx: raised before any event.
+
+    - `status`: the HTTP status code; `content_type`: its Content-Type, if any.
+    - `error`: the `ProviderError` the body holds (the OpenAI, Anthropic, Gemini and
+      MMSP error shapes), or None when the body is none of them.
+    - `body`: the body's text, at most `BODY_LIMIT` (64 KiB) of it.
+    - `stream_options_rejected`: True when the provider refused `stream_options`
+      (retry without it; see `unievent.is_stream_options_rejected`).
+    """
+
+    BODY_LIMIT = 64 * 1024
+
+    def __init__(
+        self, status: int, error: ProviderError | None, body: str, content_type: str | None, rejected: bool
+    ) -> None:
+        self.status = status
+        self.error = error
+        self.body = body
+        self.content_type = content_type
+        self.stream_options_rejected = rejected
+        said = error.message if error is not None else body[:200]
+        super().__init__(f"HTTP {status}: {said}" if said else f"HTTP {status}")
+
+
+def end_error(outcome: Outcome) -> StreamEndError | None:
+    """The typed error for an outcome that is not complete (None when it is): what the
+    iterators raise, and `Outcome.raise_for_end()`."""
+    from unievent._helpers import looks_like_html  # noqa: PLC0415  (helpers import the events)
+
+    protocol = outcome.protocol
+    if outcome.end == "complete":
+        return None
+    failure = outcome.argument_failure
+    if failure is not None:
+        return ToolCallArgumentParseError(protocol, failure.name, failure.tool_call_id, failure.raw, outcome)
+    if outcome.end == "failed":
+        message = outcome.error.message if outcome.error else "the provider reported an error"
+        return ProviderStreamError(f"{protocol}: the provider reported an error: {message}", outcome)
+    if outcome.end == "not_event_stream":
+        html = looks_like_html(outcome.body or "")
+        what = "an HTML page" if html else "not an event stream"
+        body = (outcome.body or "")[:200]
+        return NotEventStreamError(f"{protocol}: the response body is {what}: {body!r}", outcome, html)
+    if outcome.end == "cancelled":
+        return IncompleteStreamError(f"{protocol}: the stream was cancelled", outcome)
+    where = f" (state {outcome.end_state})" if outcome.end_state else ""
+    return IncompleteStreamError(f"{protocol}: the stream ended before the provider finished it{where}", outcome)

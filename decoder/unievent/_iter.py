@@ -3,40 +3,53 @@
 from __future__ import annotations
 
 from collections.abc import AsyncIterable, AsyncIterator, Iterable, Iterator
-from typing import Any
+from typing import Any, Unpack, overload
 
+from unievent._api import AnyEvent, Options, ProtocolName, SideOptions
 from unievent._decoder import StreamDecoder
-from unievent._errors import (
-    IncompleteStreamError,
-    NotEventStreamError,
-    ProviderStreamError,
-    StreamEndError,
-    ToolCallArgumentParseError,
-)
+from unievent._errors import StreamEndError, end_error
 from unievent._events import Event
-from unievent._helpers import looks_like_html
 from unievent._outcome import Outcome
 
 __all__ = ["aiter_events", "error_for", "iter_events"]
 
 
-def iter_events(chunks: Iterable[bytes], protocol: str, **options: Any) -> Iterator[Event]:
+@overload
+def iter_events(chunks: Iterable[bytes], protocol: ProtocolName, **options: Unpack[Options]) -> Iterator[Event]: ...
+@overload
+def iter_events(
+    chunks: Iterable[bytes], protocol: ProtocolName, **options: Unpack[SideOptions]
+) -> Iterator[AnyEvent]: ...
+
+
+def iter_events(chunks: Iterable[bytes], protocol: ProtocolName, **options: Any) -> Iterator[Any]:
     """Yield the events of a response body given as byte chunks (any HTTP client).
 
     A complete stream ends with its StopEvent.  Any other end raises, after the events
     that did arrive: IncompleteStreamError (truncated), ProviderStreamError (failed),
     NotEventStreamError (not SSE), ToolCallArgumentParseError (strict arguments).
-    `options` are StreamDecoder's keyword arguments.
+    `options` are StreamDecoder's keyword options.  For a response object of an HTTP
+    client, `unievent.stream()` also reads its status, content type and URL.
     """
     decoder = StreamDecoder(protocol, **options)
     for chunk in chunks:
         yield from decoder.push(chunk)
     events, outcome = decoder.finish()
     yield from events
-    _raise_unless_complete(decoder, outcome)
+    outcome.raise_for_end()
 
 
-async def aiter_events(chunks: AsyncIterable[bytes], protocol: str, **options: Any) -> AsyncIterator[Event]:
+@overload
+def aiter_events(
+    chunks: AsyncIterable[bytes], protocol: ProtocolName, **options: Unpack[Options]
+) -> AsyncIterator[Event]: ...
+@overload
+def aiter_events(
+    chunks: AsyncIterable[bytes], protocol: ProtocolName, **options: Unpack[SideOptions]
+) -> AsyncIterator[AnyEvent]: ...
+
+
+async def aiter_events(chunks: AsyncIterable[bytes], protocol: ProtocolName, **options: Any) -> AsyncIterator[Any]:
     """The async form of `iter_events` (e.g. ``response.aiter_bytes()``)."""
     decoder = StreamDecoder(protocol, **options)
     async for chunk in chunks:
@@ -45,35 +58,9 @@ async def aiter_events(chunks: AsyncIterable[bytes], protocol: str, **options: A
     events, outcome = decoder.finish()
     for event in events:
         yield event
-    _raise_unless_complete(decoder, outcome)
-
-
-def _raise_unless_complete(decoder: StreamDecoder, outcome: Outcome) -> None:
-    error = error_for(decoder, outcome)
-    if error is not None:
-        raise error
+    outcome.raise_for_end()
 
 
 def error_for(decoder: StreamDecoder, outcome: Outcome) -> StreamEndError | None:
     """The typed error for an outcome that is not complete (None when it is)."""
-    protocol = decoder.protocol
-    if outcome.end == "complete":
-        return None
-    failure = decoder.argument_failure
-    if failure is not None:
-        return ToolCallArgumentParseError(protocol, failure.name, failure.tool_call_id, failure.raw, outcome)
-    if outcome.end == "failed":
-        message = outcome.error.message if outcome.error else "the provider reported an error"
-        return ProviderStreamError(f"{protocol}: the provider reported an error: {message}", outcome)
-    if outcome.end == "not_event_stream":
-        html = looks_like_html(outcome.body or "")
-        what = "an HTML page" if html else "not an event stream"
-        return NotEventStreamError(
-            f"{protocol}: the response body is {what}: {(outcome.body or '')[:200]!r}", outcome, html
-        )
-    if outcome.end == "cancelled":
-        return IncompleteStreamError(f"{protocol}: the stream was cancelled", outcome)
-    return IncompleteStreamError(
-        f"{protocol}: the stream ended before the provider finished it (state {decoder.handler.state_name()})",
-        outcome,
-    )
+    return end_error(outcome)

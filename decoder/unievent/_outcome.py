@@ -99,6 +99,8 @@ class Outcome:
     - `protocol`: the protocol that decoded the stream (``"auto"`` when none was found).
     - `detected_by`: with ``protocol="auto"``, why that protocol was chosen (the URL
       path, or the frame that named it); None when the caller named it.
+    - `end_state`: the protocol's state when the stream ended (e.g. where a truncated
+      stream stopped).
     """
 
     end: End
@@ -115,6 +117,19 @@ class Outcome:
     extras: dict[str, Any] = attrs.field(factory=dict)
     protocol: str = ""
     detected_by: str | None = None
+    end_state: str | None = None
+    #: the tool call whose arguments were not JSON (strict mode), for the typed error
+    argument_failure: Any = attrs.field(default=None, eq=False, repr=False)
+
+    def raise_for_end(self) -> None:
+        """Raise the typed error the iterators raise for this end (nothing when
+        complete): IncompleteStreamError (truncated, cancelled), ProviderStreamError
+        (failed), NotEventStreamError, ToolCallArgumentParseError."""
+        from unievent._errors import end_error  # noqa: PLC0415  (the errors carry outcomes)
+
+        error = end_error(self)
+        if error is not None:
+            raise error
 
     def anomaly(self, kind: str) -> Anomaly | None:
         """The anomaly of that kind, or None when it did not occur."""

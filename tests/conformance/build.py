@@ -41,7 +41,6 @@ from unievent import (  # noqa: E402
     Outcome,
     SideEvent,
     StopEvent,
-    StreamDecoder,
     TextDelta,
     TextDone,
     ThinkingDelta,
@@ -50,6 +49,7 @@ from unievent import (  # noqa: E402
     ToolCallDone,
     Usage,
 )
+from unievent._decoder import StreamDecoder as RuntimeStreamDecoder  # noqa: E402  (takes any protocol name)
 
 ENCODING = "latin-1"
 OPTION_DEFAULTS: dict[str, Any] = {
@@ -138,7 +138,7 @@ class Observed:
 
 def decode(case_: Case) -> Observed:
     """Feed the chunks (clock 0); feeding stops at the first push that raises."""
-    decoder = StreamDecoder(case_.protocol, clock=lambda: 0, **case_.options)
+    decoder = RuntimeStreamDecoder(case_.protocol, clock=lambda: 0, **case_.options)
     events: list[Any] = []
     raises: str | None = None
     for piece in case_.chunks:
