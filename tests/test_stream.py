@@ -15,7 +15,7 @@ import pytest
 
 import unievent
 from tests.helpers import chunk, sse
-from unievent import DeltaEvent, StopEvent, TextDone, ToolCallDone
+from unievent import DeltaEvent, StopEvent, TextDelta, TextDone, ToolCallDone
 
 ARGUMENTS = json.dumps({"city": "Paris", "days": [1, 2, 3], "note": "x" * 4000})
 CALL = sse(
@@ -73,7 +73,7 @@ def test_a_truncated_stream_raises_after_its_events_and_keeps_the_outcome() -> N
     with pytest.raises(unievent.IncompleteStreamError) as caught:
         for event in s:
             seen.append(event)
-    assert [e.item.text for e in seen if isinstance(e, DeltaEvent) and e.item.type == "text.delta"] == ["Hel", "lo"]
+    assert [e.item.text for e in seen if isinstance(e, DeltaEvent) and isinstance(e.item, TextDelta)] == ["Hel", "lo"]
     assert s.outcome is caught.value.outcome and s.outcome.end == "truncated"
 
 
