@@ -18,8 +18,10 @@ Edges are merged per (source, dest, kind) and sorted by name, so a diff of a `.d
 file shows exactly the transitions that changed.  Guards show on the edge as
 `[guard]` (`[!guard]` for `unless`), actions as `/ action`.  Final states (double
 border) share the last rank; a legend names the styles and the happy paths.  SVGs are
-rendered from the DOT text with pygraphviz when it is installed; the text sources
-are what `--check` compares, because rendered SVG depends on the Graphviz version.
+rendered from the DOT text with pygraphviz when it is installed (the `diagrams`
+extra), else with Graphviz's `dot` program when it is on PATH.  `--check` compares
+the text sources only, never an SVG, because rendered SVG depends on the Graphviz
+version (and a checkout need not have any renderer).
 
 The same drawing code colours a change (`python -m codegen --diff REV --draw`):
 added transitions and states green, removed ones red.
@@ -27,6 +29,8 @@ added transitions and states green, removed ones red.
 
 from __future__ import annotations
 
+import shutil
+import subprocess
 import textwrap
 from dataclasses import dataclass, field
 
@@ -350,16 +354,28 @@ def readme(machines: list[Machine]) -> str:
 
 
 def render_svg(dot_text: str) -> bytes | None:
-    """SVG from DOT text, or None when pygraphviz is not installed."""
+    """SVG from DOT text, or None when neither pygraphviz nor the `dot` program is there."""
     return render(dot_text, "svg")
 
 
 def render(dot_text: str, fmt: str) -> bytes | None:
-    """A rendering (svg, png, ...) of DOT text, or None when pygraphviz is not installed."""
+    """A rendering (svg, png, ...) of DOT text: with pygraphviz when it imports, else with
+    `dot -T<fmt>` when the program is on PATH, else None."""
     try:
         import pygraphviz  # noqa: PLC0415
     except ImportError:
-        return None
+        return _render_with_program(dot_text, fmt)
     graph = pygraphviz.AGraph(string=dot_text)
     data: bytes = graph.draw(format=fmt, prog="dot")
     return data
+
+
+def _render_with_program(dot_text: str, fmt: str) -> bytes | None:
+    program = shutil.which("dot")
+    if program is None:
+        return None
+    done = subprocess.run([program, f"-T{fmt}"], input=dot_text.encode(), capture_output=True, check=False, timeout=120)
+    if done.returncode != 0:
+        message = done.stderr.decode(errors="replace").strip()
+        raise RuntimeError(f"{program} -T{fmt} failed (exit {done.returncode}): {message}")
+    return done.stdout
