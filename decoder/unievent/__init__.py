@@ -3,7 +3,7 @@
 from importlib import metadata as _metadata
 
 from unievent import _purity  # first: picks compiled or pure modules before any loads
-from unievent._api import AnyEvent, Framing, Options, ProtocolName, SideOptions, StreamDecoder
+from unievent._api import AnyEvent, Framing, Options, ProtocolName, StreamDecoder
 from unievent._decoder import PROTOCOLS
 from unievent._errors import (
     DecoderStateError,
@@ -101,7 +101,6 @@ __all__ = [
     "ProviderError",
     "ProviderStreamError",
     "SideEvent",
-    "SideOptions",
     "StopEvent",
     "Stream",
     "StreamDecoder",

@@ -13,7 +13,7 @@ from unievent._events import Event
 from unievent._outcome import Outcome
 from unievent._side import SideEvent
 
-__all__ = ["AnyEvent", "Framing", "Options", "ProtocolName", "SideOptions", "StreamDecoder"]
+__all__ = ["AnyEvent", "Framing", "Options", "ProtocolName", "StreamDecoder"]
 
 #: what `protocol` may be: a protocol's name (`unievent.PROTOCOLS`), or "auto"
 ProtocolName: TypeAlias = Literal[
@@ -35,7 +35,9 @@ AnyEvent: TypeAlias = Event | SideEvent
 E = TypeVar("E", Event, AnyEvent)
 
 
-class _Options(TypedDict, total=False):
+class Options(TypedDict, total=False):
+    """StreamDecoder's keyword options but `side_events` (see StreamDecoder)."""
+
     stream_id: str | None
     clock: Callable[[], int] | None
     strict_arguments: bool
@@ -44,18 +46,6 @@ class _Options(TypedDict, total=False):
     framing: Framing | None
     content_type: str | None
     url: str | None
-
-
-class Options(_Options, total=False):
-    """StreamDecoder's keyword options (see StreamDecoder), without side events."""
-
-    side_events: Literal[False]
-
-
-class SideOptions(_Options, total=True):
-    """StreamDecoder's keyword options with `side_events` given: SideEvents come too."""
-
-    side_events: bool
 
 
 if TYPE_CHECKING:
@@ -69,10 +59,18 @@ if TYPE_CHECKING:
         detected_by: str | None
 
         @overload
-        def __init__(self: StreamDecoder[Event], protocol: ProtocolName, **options: Unpack[Options]) -> None: ...
+        def __init__(
+            self: StreamDecoder[Event],
+            protocol: ProtocolName,
+            *,
+            side_events: Literal[False] = False,
+            **options: Unpack[Options],
+        ) -> None: ...
         @overload
-        def __init__(self: StreamDecoder[AnyEvent], protocol: ProtocolName, **options: Unpack[SideOptions]) -> None: ...
-        def __init__(self, protocol: ProtocolName, **options: Any) -> None: ...
+        def __init__(
+            self: StreamDecoder[AnyEvent], protocol: ProtocolName, *, side_events: bool, **options: Unpack[Options]
+        ) -> None: ...
+        def __init__(self, protocol: ProtocolName, *, side_events: bool = False, **options: Any) -> None: ...
         @overload
         def push(self, data: bytes | bytearray | memoryview) -> list[E]: ...
         @overload

@@ -12,6 +12,7 @@ if TYPE_CHECKING:
 __all__ = [
     "DecoderStateError",
     "DecoderUsageError",
+    "EncodeError",
     "EventJSONError",
     "FrameTooLargeError",
     "GrammarError",
@@ -219,3 +220,16 @@ def end_error(outcome: Outcome) -> StreamEndError | None:
         return IncompleteStreamError(f"{protocol}: the stream was cancelled", outcome)
     where = f" (state {outcome.end_state})" if outcome.end_state else ""
     return IncompleteStreamError(f"{protocol}: the stream ended before the provider finished it{where}", outcome)
+
+
+class EncodeError(UniEventError):
+    """An event a StreamEncoder cannot write at that point: it breaks the UniEvent
+    grammar (`reason`), or the target protocol's machine has no transition for the frame
+    it would take (`state`, the frame as `arrived`).  Nothing broken is written."""
+
+    def __init__(self, protocol: str, state: str, arrived: str, reason: str) -> None:
+        self.protocol = protocol
+        self.state = state
+        self.arrived = arrived
+        self.reason = reason
+        super().__init__(f"{protocol}: cannot write {arrived} in state {state!r}: {reason}")

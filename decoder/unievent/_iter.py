@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import AsyncIterable, AsyncIterator, Iterable, Iterator
-from typing import Any, Unpack, overload
+from typing import Any, Literal, Unpack, overload
 
-from unievent._api import AnyEvent, Options, ProtocolName, SideOptions
+from unievent._api import AnyEvent, Options, ProtocolName
 from unievent._decoder import StreamDecoder
 from unievent._errors import StreamEndError, end_error
 from unievent._events import Event
@@ -15,10 +15,12 @@ __all__ = ["aiter_events", "error_for", "iter_events"]
 
 
 @overload
-def iter_events(chunks: Iterable[bytes], protocol: ProtocolName, **options: Unpack[Options]) -> Iterator[Event]: ...
+def iter_events(
+    chunks: Iterable[bytes], protocol: ProtocolName, *, side_events: Literal[False] = False, **options: Unpack[Options]
+) -> Iterator[Event]: ...
 @overload
 def iter_events(
-    chunks: Iterable[bytes], protocol: ProtocolName, **options: Unpack[SideOptions]
+    chunks: Iterable[bytes], protocol: ProtocolName, *, side_events: bool, **options: Unpack[Options]
 ) -> Iterator[AnyEvent]: ...
 
 
@@ -41,11 +43,15 @@ def iter_events(chunks: Iterable[bytes], protocol: ProtocolName, **options: Any)
 
 @overload
 def aiter_events(
-    chunks: AsyncIterable[bytes], protocol: ProtocolName, **options: Unpack[Options]
+    chunks: AsyncIterable[bytes],
+    protocol: ProtocolName,
+    *,
+    side_events: Literal[False] = False,
+    **options: Unpack[Options],
 ) -> AsyncIterator[Event]: ...
 @overload
 def aiter_events(
-    chunks: AsyncIterable[bytes], protocol: ProtocolName, **options: Unpack[SideOptions]
+    chunks: AsyncIterable[bytes], protocol: ProtocolName, *, side_events: bool, **options: Unpack[Options]
 ) -> AsyncIterator[AnyEvent]: ...
 
 

@@ -606,7 +606,7 @@ def from_json(d: object) -> Decoded:
     (`DeltaEvent` or `StopEvent`); else ``type`` makes it a content item; else
     ``role``/``content_items`` make it a `Message`; else usage keys make it a `Usage`.
     A delta event must hold exactly one item with null usage and finish reason; a
-    stop event no items, a usage object and a finish reason from `FINISH_REASONS`;
+    stop event no items, a usage object and a finish reason that is a `FinishReason`;
     a message only done items.  Every key `to_json` writes is required, unknown keys
     are rejected, and optional keys (`fidelity`, `images`, message `created_at`) may
     be absent or null.  `to_json(from_json(d)) == d` for every dict `to_json` writes.

@@ -34,7 +34,7 @@ class Anomaly:
 
     `kind` is a stable name (``"sequence_gap"``, ``"unknown_frame"``,
     ``"implied_block_start"``, ...), `count` how many times it happened and
-    `examples` the first few occurrences in words (at most `Anomalies.EXAMPLES`, each
+    `examples` the first few occurrences in words (at most three, each
     at most 200 characters).  What a decoder keeps about oddities therefore grows with
     the number of kinds, never with the number of frames.
     """

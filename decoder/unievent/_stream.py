@@ -9,11 +9,11 @@
 from __future__ import annotations
 
 from collections.abc import AsyncGenerator, AsyncIterator, Generator, Iterator
-from typing import Any, Generic, TypeVar, Unpack, overload
+from typing import Any, Generic, Literal, TypeVar, Unpack, overload
 
 import jiter
 
-from unievent._api import AnyEvent, Options, ProtocolName, SideOptions
+from unievent._api import AnyEvent, Options, ProtocolName
 from unievent._decoder import StreamDecoder
 from unievent._errors import HTTPStatusError, TransportError, UniEventError
 from unievent._events import (
@@ -291,9 +291,13 @@ class Stream(Generic[E]):
 
 
 @overload
-def stream(source: Any, protocol: ProtocolName = "auto", **options: Unpack[Options]) -> Stream[Event]: ...
+def stream(
+    source: Any, protocol: ProtocolName = "auto", *, side_events: Literal[False] = False, **options: Unpack[Options]
+) -> Stream[Event]: ...
 @overload
-def stream(source: Any, protocol: ProtocolName = "auto", **options: Unpack[SideOptions]) -> Stream[AnyEvent]: ...
+def stream(
+    source: Any, protocol: ProtocolName = "auto", *, side_events: bool, **options: Unpack[Options]
+) -> Stream[AnyEvent]: ...
 
 
 def stream(source: Any, protocol: ProtocolName = "auto", **options: Any) -> Stream[Any]:
@@ -441,9 +445,13 @@ class AsyncStream(Generic[E]):
 
 
 @overload
-def astream(source: Any, protocol: ProtocolName = "auto", **options: Unpack[Options]) -> AsyncStream[Event]: ...
+def astream(
+    source: Any, protocol: ProtocolName = "auto", *, side_events: Literal[False] = False, **options: Unpack[Options]
+) -> AsyncStream[Event]: ...
 @overload
-def astream(source: Any, protocol: ProtocolName = "auto", **options: Unpack[SideOptions]) -> AsyncStream[AnyEvent]: ...
+def astream(
+    source: Any, protocol: ProtocolName = "auto", *, side_events: bool, **options: Unpack[Options]
+) -> AsyncStream[AnyEvent]: ...
 
 
 def astream(source: Any, protocol: ProtocolName = "auto", **options: Any) -> AsyncStream[Any]:

@@ -1,0 +1,17 @@
+# Every protocol unievent writes, by name: its writer (a module here of the same name,
+# beside the reader in _protocols/, both driven by machines/<name>.py).
+from __future__ import annotations
+
+from unievent._writers.anthropic import AnthropicWriter
+from unievent._writers.base import EncodeOptions, Writer
+from unievent._writers.openai_chat import OpenAIChatWriter
+from unievent._writers.openai_responses import OpenAIResponsesWriter
+
+__all__ = ["WRITERS"]
+
+#: every writer, by protocol name
+WRITERS: dict[str, type[Writer]] = {
+    writer.protocol: writer for writer in (OpenAIChatWriter, AnthropicWriter, OpenAIResponsesWriter)
+}
+
+del EncodeOptions

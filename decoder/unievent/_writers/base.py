@@ -1,0 +1,115 @@
+# What every protocol's writer shares: the target machine stepped for each frame it
+# writes (the same generated table its decoder runs), SSE and JSON framing of what it
+# writes, and the fidelity it may carry.
+#
+# A writer is driven by StreamEncoder (unievent/_encoder.py) with events that already
+# passed the UniEvent grammar: `open` the first delta of a group, `delta` each delta
+# (the first one included), `close` the group's done, `stop` the stop event, then
+# `end` (the terminal frames), `fail` (the protocol's in-stream error) or nothing (a
+# cut).  A frame the target machine cannot take where it is raises EncodeError: the
+# writer never writes a stream its own decoder would have to recover from.
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+import attrs
+import orjson
+
+from unievent._errors import EncodeError
+from unievent._events import DeltaItem, DoneItem, Fidelity, StopEvent
+from unievent._outcome import ProviderError
+
+__all__ = ["EncodeOptions", "Writer", "sse_frame"]
+
+
+@attrs.frozen
+class EncodeOptions:
+    """What a real server varies (see StreamEncoder)."""
+
+    model: str = "unievent"
+    response_id: str = "resp_unievent"
+    created: int = 0
+    include_usage: bool = True
+    pings: bool = False
+    framing: str = "sse"
+    fidelity_from: str | None = None
+
+
+def sse_frame(obj: Any, event: str | None = None) -> bytes:
+    """One SSE frame of a JSON value (with its `event:` line when named)."""
+    head = b"event: " + event.encode() + b"\n" if event is not None else b""
+    return head + b"data: " + orjson.dumps(obj) + b"\n\n"
+
+
+class Writer:
+    """One protocol's writer (subclasses name `protocol`, `machine`, `carries`)."""
+
+    protocol: ClassVar[str]
+    machine: ClassVar[Any]
+    #: the fidelity keys this wire has a place for
+    carries: ClassVar[frozenset[str]] = frozenset()
+
+    def __init__(self, options: EncodeOptions) -> None:
+        self.options = options
+        self.state: int = self.machine.INITIAL
+        self.parts: list[bytes] = []
+        self.dropped: list[str] = []
+        self.started = False
+        #: the protocol the events' fidelity came from (None: this one)
+        self.fidelity_source = options.fidelity_from
+
+    # --- the machine --------------------------------------------------------------------
+
+    def step(self, symbol: int) -> None:
+        """Take the transition the decoder will take on the frame being written."""
+        M = self.machine
+        dest = M.NEXT[self.state][symbol]
+        if dest < 0:
+            state, frame = M.STATES[self.state], M.SYMBOLS[symbol]
+            raise EncodeError(self.protocol, state, frame, "its decoder has no such transition")
+        self.state = dest
+
+    def write(self, data: bytes) -> None:
+        self.parts.append(data)
+
+    def take(self) -> bytes:
+        out = b"".join(self.parts)
+        self.parts.clear()
+        return out
+
+    def fidelity(self, fidelity: Fidelity | None) -> dict[str, Any]:
+        """What of `fidelity` this wire carries; the rest is listed in `dropped`."""
+        if not fidelity:
+            return {}
+        if self.fidelity_source not in (None, self.protocol):
+            self.dropped.extend(f"{key} (from {self.fidelity_source})" for key in fidelity)
+            return {}
+        kept = {k: v for k, v in fidelity.items() if k in self.carries}
+        self.dropped.extend(key for key in fidelity if key not in self.carries)
+        return kept
+
+    # --- driven by StreamEncoder ----------------------------------------------------------
+
+    def begin(self) -> None:
+        """Before the first event: the stream's opening frames."""
+
+    def open(self, first: DeltaItem) -> None:
+        """A group starts with `first` (then given to `delta` too)."""
+
+    def delta(self, item: DeltaItem) -> None:
+        raise NotImplementedError
+
+    def close(self, done: DoneItem) -> None:
+        """The open group ends with its done."""
+
+    def stop(self, event: StopEvent) -> None:
+        raise NotImplementedError
+
+    def end(self) -> None:
+        """After the stop: the terminal frames."""
+
+    def fail(self, error: ProviderError) -> None:
+        raise NotImplementedError
+
+    def keep_alive(self) -> bytes:
+        return b": keep-alive\n\n"

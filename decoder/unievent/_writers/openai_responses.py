@@ -1,0 +1,200 @@
+# OpenAI Responses written from UniEvents (the reader is _protocols/openai_responses.py;
+# both run machines/openai_responses.py, and each event type written takes the symbol
+# the reader's own table gives it).
+#
+# `response.created`, `response.in_progress`, then one output item per group with its
+# `output_index`: reasoning (a summary part; `encrypted_content` and the item id from
+# its fidelity), message (an output_text part), function_call; each item's
+# `output_item.done` carries the whole item, and `response.completed` (or
+# `response.incomplete` for a length stop) the full response with its usage.
+# `sequence_number` counts every event from 0.
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from unievent._events import DeltaItem, DoneItem, StopEvent, TextDelta, ThinkingDelta, ToolCallDelta, Usage
+from unievent._generated import openai_responses as M
+from unievent._outcome import ProviderError
+from unievent._protocols.openai_responses import _SYMBOL_OF_ITEM, _SYMBOL_OF_TYPE
+from unievent._writers.base import Writer, sse_frame
+
+__all__ = ["OpenAIResponsesWriter", "responses_usage"]
+
+
+def responses_usage(usage: Usage) -> dict[str, Any]:
+    """MMSP usage as a Responses `usage` object."""
+    out: dict[str, Any] = {}
+    if usage.prompt_tokens is not None:
+        out["input_tokens"] = usage.prompt_tokens + (usage.cached_tokens or 0)
+    if usage.cached_tokens is not None:
+        out["input_tokens_details"] = {"cached_tokens": usage.cached_tokens}
+    if usage.response_tokens is not None:
+        out["output_tokens"] = usage.response_tokens + (usage.thoughts_tokens or 0)
+    if usage.thoughts_tokens is not None:
+        out["output_tokens_details"] = {"reasoning_tokens": usage.thoughts_tokens}
+    if "input_tokens" in out and "output_tokens" in out:
+        out["total_tokens"] = out["input_tokens"] + out["output_tokens"]
+    return out
+
+
+class OpenAIResponsesWriter(Writer):
+    protocol: ClassVar[str] = "openai_responses"
+    machine: ClassVar[Any] = M
+    carries: ClassVar[frozenset[str]] = frozenset(
+        {"encrypted_content", "reasoning_id", "format", "signature", "channel", "phase"}
+    )
+
+    def __init__(self, *args: Any) -> None:
+        super().__init__(*args)
+        self.sequence = 0
+        self.index = -1
+        self.item: dict[str, Any] = {}
+        self.output: list[dict[str, Any]] = []
+        self.texts: list[str] = []
+        self.channel = "summary"
+        self.first: DeltaItem | None = None
+        self.late: dict[str, Any] = {}
+
+    def _event(self, kind: str, **fields: Any) -> None:
+        symbol = _SYMBOL_OF_TYPE[kind]
+        if symbol < 0:  # output_item.added: by the item's type
+            symbol = _SYMBOL_OF_ITEM[fields["item"]["type"]]
+        self.step(symbol)
+        self.write(sse_frame({"type": kind, "sequence_number": self.sequence, **fields}, kind))
+        self.sequence += 1
+
+    def _response(self, status: str, **fields: Any) -> dict[str, Any]:
+        return {
+            "id": self.options.response_id,
+            "object": "response",
+            "created_at": self.options.created,
+            "status": status,
+            "model": self.options.model,
+            "output": list(self.output),
+            **fields,
+        }
+
+    def begin(self) -> None:
+        self._event("response.created", response=self._response("in_progress"))
+        self._event("response.in_progress", response=self._response("in_progress"))
+
+    # --- items ----------------------------------------------------------------------------
+
+    def _where(self) -> dict[str, Any]:
+        return {"item_id": self.item["id"], "output_index": self.index}
+
+    def open(self, first: DeltaItem) -> None:
+        self.index += 1
+        self.texts = []
+        self.first = first
+        self.late = {}
+        if type(first) is ThinkingDelta:
+            kept = self.fidelity(first.fidelity)
+            self.channel = "content" if kept.get("channel") == "content" else "summary"
+            self.late = dict(kept)
+            self.item = {"type": "reasoning", "id": kept.get("reasoning_id") or f"rs_{self.index}", "summary": []}
+            self._event("response.output_item.added", output_index=self.index, item=dict(self.item))
+            self._part("added", "")
+        elif type(first) is TextDelta:
+            phase = self.fidelity(first.fidelity).get("phase")
+            self.item = {
+                "type": "message",
+                "id": f"msg_{self.index}",
+                "status": "in_progress",
+                "role": "assistant",
+                "content": [],
+            }
+            if phase is not None:
+                self.item["phase"] = phase
+            self._event("response.output_item.added", output_index=self.index, item=dict(self.item))
+            self._part("added", "")
+        elif type(first) is ToolCallDelta:
+            self.fidelity(first.fidelity)
+            self.item = {
+                "type": "function_call",
+                "id": f"fc_{self.index}",
+                "call_id": first.tool_call_id,
+                "name": first.name,
+                "arguments": "",
+                "status": "in_progress",
+            }
+            self._event("response.output_item.added", output_index=self.index, item=dict(self.item))
+        else:
+            self.dropped.append(f"{first.type} (no place in OpenAI Responses)")
+            self.index -= 1
+            self.item = {}
+
+    def _part(self, phase: str, text: str) -> None:
+        if self.item["type"] == "reasoning":
+            if self.channel == "summary":
+                part: dict[str, Any] = {"type": "summary_text", "text": text}
+                self._event(f"response.reasoning_summary_part.{phase}", **self._where(), summary_index=0, part=part)
+        else:
+            part = {"type": "output_text", "text": text, "annotations": []}
+            self._event(f"response.content_part.{phase}", **self._where(), content_index=0, part=part)
+
+    def delta(self, item: DeltaItem) -> None:
+        if not self.item:
+            return
+        if type(item) is TextDelta and item.text:
+            self.texts.append(item.text)
+            self._event("response.output_text.delta", **self._where(), content_index=0, delta=item.text)
+        elif type(item) is ThinkingDelta:
+            if item.fidelity is not None and item is not self.first:
+                self.late.update(self.fidelity(item.fidelity))  # a later delta's: in the item's done
+            if item.thinking:
+                self.texts.append(item.thinking)
+                if self.channel == "summary":
+                    where = self._where()
+                    self._event("response.reasoning_summary_text.delta", **where, summary_index=0, delta=item.thinking)
+                else:
+                    self._event("response.reasoning_text.delta", **self._where(), content_index=0, delta=item.thinking)
+        elif type(item) is ToolCallDelta and item.arguments:
+            self.texts.append(item.arguments)
+            self._event("response.function_call_arguments.delta", **self._where(), delta=item.arguments)
+
+    def close(self, done: DoneItem) -> None:
+        if not self.item:
+            return
+        text = "".join(self.texts)
+        kind = self.item["type"]
+        if kind == "reasoning":
+            late = self.late  # the reasoning item's fidelity is read from its done
+            for key in ("encrypted_content", "signature", "format"):
+                if key in late:
+                    self.item[key] = late[key]
+            if "reasoning_id" in late:
+                self.item["id"] = late["reasoning_id"]
+            if self.channel == "summary":
+                self._event("response.reasoning_summary_text.done", **self._where(), summary_index=0, text=text)
+                self._part("done", text)
+                self.item["summary"] = [{"type": "summary_text", "text": text}] if text else []
+            else:
+                self._event("response.reasoning_text.done", **self._where(), content_index=0, text=text)
+                self.item["content"] = [{"type": "reasoning_text", "text": text}]
+        elif kind == "message":
+            self._event("response.output_text.done", **self._where(), content_index=0, text=text)
+            self._part("done", text)
+            self.item["content"] = [{"type": "output_text", "text": text, "annotations": []}]
+            self.item["status"] = "completed"
+        else:
+            self._event("response.function_call_arguments.done", **self._where(), arguments=text)
+            self.item["arguments"] = text
+            self.item["status"] = "completed"
+        self._event("response.output_item.done", output_index=self.index, item=dict(self.item))
+        self.output.append(self.item)
+        self.item = {}
+
+    # --- the end ----------------------------------------------------------------------------
+
+    def stop(self, event: StopEvent) -> None:
+        usage = responses_usage(event.usage)
+        if event.finish_reason in ("length", "unknown"):
+            reason = "max_output_tokens" if event.finish_reason == "length" else "content_filter"
+            response = self._response("incomplete", incomplete_details={"reason": reason}, usage=usage)
+            self._event("response.incomplete", response=response)
+        else:
+            self._event("response.completed", response=self._response("completed", usage=usage))
+
+    def fail(self, error: ProviderError) -> None:
+        self._event("error", code=error.type or "server_error", message=error.message, param=None)
