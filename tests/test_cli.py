@@ -407,3 +407,19 @@ def test_a_body_of_no_protocol_says_so(tmp_path: Path, capsys: pytest.CaptureFix
     body.write_bytes(b'data: {"hello": 1}\n\n')
     assert main(["decode", str(body)]) == 1
     assert "protocol: auto (no frame said which protocol it is)" in capsys.readouterr().err
+
+
+def test_transcode_writes_another_protocols_wire(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    body = tmp_path / "body.sse"
+    body.write_bytes(sample_bytes())
+    out = tmp_path / "out.sse"
+    done = subprocess.run(
+        [sys.executable, "-m", "unievent", "transcode", str(body), "--from", "auto", "--to", "anthropic"],
+        capture_output=True, check=True, timeout=60,
+    )
+    out.write_bytes(done.stdout)
+    assert done.stdout.startswith(b"event: message_start\n")
+    events = list(unievent.iter_events([done.stdout], "anthropic"))
+    assert "".join(e.item.text for e in events if isinstance(e, DeltaEvent) and isinstance(e.item, TextDelta)) == (
+        "Let me check the weather in Lisbon — one moment."
+    )

@@ -181,8 +181,8 @@ def open_http_client(url: str) -> Iterator[Any]:
         target = parts.path + (f"?{parts.query}" if parts.query else "")
         connection.request("POST", target, json.dumps(REQUEST), {"Content-Type": "application/json"})
         response = connection.getresponse()
-        # an http.client response has no `url`, and unievent.stream() fails on that (see
-        # test_a_bare_http_client_response_is_streamed): give it the one urllib would
+        # an http.client response does not know its URL (test_a_bare_http_client_response_is_streamed
+        # streams one that way): give it the one urllib would, so the URL names the protocol
         response.url = url
         yield response
     finally:
@@ -312,10 +312,7 @@ OPENAI_ASYNC = Client("openai_async", None, open_openai_async, is_closed_sdk, "R
 ANTHROPIC = Client("anthropic", open_anthropic, None, is_closed_sdk, "RemoteProtocolError", MESSAGES)
 ANTHROPIC_ASYNC = Client("anthropic_async", None, open_anthropic_async, is_closed_sdk, "RemoteProtocolError", MESSAGES)
 
-#: unievent.astream() cannot read an async httpx response yet (see
-#: test_astream_reads_an_async_httpx_response): these join CLIENTS once it can
-ASYNC_HTTPX_CLIENTS = [HTTPX_ASYNC, OPENAI_ASYNC, ANTHROPIC_ASYNC]
-CLIENTS = [HTTPX, REQUESTS, AIOHTTP, URLLIB, HTTP_CLIENT, OPENAI, ANTHROPIC]
+CLIENTS = [HTTPX, HTTPX_ASYNC, REQUESTS, AIOHTTP, URLLIB, HTTP_CLIENT, OPENAI, OPENAI_ASYNC, ANTHROPIC, ANTHROPIC_ASYNC]
 #: the clients that hand a non-2xx response over (the SDKs raise their own status errors)
 STATUS_CLIENTS = [pytest.param(client, id=client.name) for client in CLIENTS if client.sees_status]
 ANY_CLIENT = [pytest.param(client, id=client.name) for client in CLIENTS]
@@ -660,15 +657,9 @@ def test_a_json_error_body_with_status_200_raises_provider_stream_error(server: 
     assert result.got == []
 
 
-# --- library bugs found here --------------------------------------------------------------------
+# --- a bare http.client response ---------------------------------------------------------------
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=AttributeError,
-    reason="_sources._url() calls HTTPResponse.geturl(), which reads self.url: an http.client response "
-    "(not from urllib) has none, so unievent.stream() raises AttributeError",
-)
 def test_a_bare_http_client_response_is_streamed(server: str) -> None:
     import http.client
     from urllib.parse import urlsplit
@@ -683,20 +674,6 @@ def test_a_bare_http_client_response_is_streamed(server: str) -> None:
     assert stream.outcome is not None
     assert stream.outcome.end == "complete"
     assert events == decoded(CHAT_BODY, "openai_chat")[0]
-
-
-@pytest.mark.xfail(
-    strict=True,
-    raises=RuntimeError,  # httpx.ResponseNotRead (httpx2's for the SDKs)
-    reason="unievent.astream() raises httpx.ResponseNotRead on an async httpx streaming response: "
-    "_sources.async_source_of() evaluates getattr(response, 'content', None) before it looks for aiter_bytes, "
-    "and httpx's `content` property raises (not AttributeError) until the body is read. "
-    "When this passes, move ASYNC_HTTPX_CLIENTS into CLIENTS",
-)
-@pytest.mark.parametrize("client", [pytest.param(client, id=client.name) for client in ASYNC_HTTPX_CLIENTS])
-def test_astream_reads_an_async_httpx_response(server: str, client: Client) -> None:
-    api = client.api or CHAT
-    check_complete(read(client, server + api.path, EVENTS), api)
 
 
 # --- recorded streams ---------------------------------------------------------------------------

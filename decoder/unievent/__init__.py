@@ -4,10 +4,13 @@ from importlib import metadata as _metadata
 
 from unievent import _purity  # first: picks compiled or pure modules before any loads
 from unievent._api import AnyEvent, Framing, Options, ProtocolName, StreamDecoder
+from unievent._asgi import TranscodedResponse
 from unievent._decoder import PROTOCOLS
+from unievent._encoder import StreamEncoder, atranscode, encode, transcode
 from unievent._errors import (
     DecoderStateError,
     DecoderUsageError,
+    EncodeError,
     EventJSONError,
     FrameTooLargeError,
     GrammarError,
@@ -78,6 +81,7 @@ __all__ = [
     "DoneItem",
     "EmbeddingDelta",
     "EmbeddingDone",
+    "EncodeError",
     "End",
     "Event",
     "EventJSONError",
@@ -104,6 +108,7 @@ __all__ = [
     "StopEvent",
     "Stream",
     "StreamDecoder",
+    "StreamEncoder",
     "StreamEndError",
     "TextDelta",
     "TextDone",
@@ -113,6 +118,7 @@ __all__ = [
     "ToolCallDelta",
     "ToolCallDone",
     "ToolResultDone",
+    "TranscodedResponse",
     "TransportError",
     "UniEventError",
     "Usage",
@@ -120,6 +126,8 @@ __all__ = [
     "__version__",
     "aiter_events",
     "astream",
+    "atranscode",
+    "encode",
     "from_json",
     "is_stream_options_rejected",
     "iter_events",
@@ -127,5 +135,6 @@ __all__ = [
     "stop_reason_from_openai",
     "stream",
     "to_json",
+    "transcode",
     "validate",
 ]

@@ -33,6 +33,7 @@ from unievent import (
     UniEventError,
     Usage,
 )
+from unievent._writers import WRITERS
 
 __all__ = ["build_parser", "main"]
 
@@ -180,6 +181,34 @@ def build_parser() -> argparse.ArgumentParser:
         help=f"feed the decoder N bytes at a time (default: {DEFAULT_CHUNK_SIZE})",
     )
     decode.set_defaults(run=_run_decode)
+
+    transcode = commands.add_parser(
+        "transcode",
+        help="serve a response body in another protocol's wire format",
+        description="Decode a response body as one protocol and write it as another's, as the bytes come.",
+    )
+    transcode.add_argument("file", metavar="FILE", help="the response body, or - for stdin")
+    transcode.add_argument(
+        "--from",
+        dest="source",
+        default="auto",
+        choices=("auto", *unievent.PROTOCOLS),
+        metavar="P",
+        help="the body's protocol (default: auto)",
+    )
+    transcode.add_argument(
+        "--to",
+        dest="target",
+        required=True,
+        choices=sorted(WRITERS),
+        metavar="P",
+        help=f"the protocol to write: one of {', '.join(sorted(WRITERS))}",
+    )
+    transcode.add_argument("--model", help="the model the output names (default: the source's)")
+    transcode.add_argument(
+        "--framing", choices=("sse", "json_array"), default="sse", help="gemini: SSE records or one JSON array"
+    )
+    transcode.set_defaults(run=_run_transcode)
     return parser
 
 
@@ -412,6 +441,28 @@ class _Quiet:
 
     def close(self) -> None:
         pass
+
+
+def _run_transcode(args: argparse.Namespace) -> int:
+    prog = "unievent transcode"
+    name, stream = _open_input(prog, args.file)
+    out = getattr(sys.stdout, "buffer", None)
+    try:
+        pieces = _pieces(stream, DEFAULT_CHUNK_SIZE)
+        named = {"model": args.model} if args.model else {}
+        for data in unievent.transcode(pieces, args.source, args.target, framing=args.framing, **named):
+            if out is not None:
+                out.write(data)
+                out.flush()
+            else:
+                sys.stdout.write(data.decode("utf-8", "replace"))
+    except UniEventError as exc:
+        print(f"{prog}: {name}: {type(exc).__name__}: {exc}", file=sys.stderr)
+        return 1
+    finally:
+        if args.file != "-":
+            stream.close()
+    return 0
 
 
 def _side_event_json(event: SideEvent) -> dict[str, Any]:

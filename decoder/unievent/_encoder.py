@@ -12,6 +12,8 @@ from __future__ import annotations
 from collections.abc import AsyncIterable, AsyncIterator, Callable, Iterable, Iterator
 from typing import Any
 
+import attrs
+
 from unievent._decoder import StreamDecoder
 from unievent._errors import EncodeError, GrammarError
 from unievent._events import (
@@ -95,6 +97,8 @@ class StreamEncoder:
         if not writer.started:
             writer.started = True
             writer.begin()
+        if isinstance(event, (DeltaEvent, StopEvent)):
+            writer.event(event)
         if isinstance(event, StopEvent):
             writer.stop(event)
             self.stopped = True
@@ -188,13 +192,17 @@ def _ending(encoder: StreamEncoder, outcome: Outcome) -> bytes:
 def _pipe(
     source: str, target: str, options: dict[str, Any]
 ) -> tuple[StreamDecoder, StreamEncoder, Callable[[list[Any]], bytes]]:
-    decoder = StreamDecoder(source)
+    decoder = StreamDecoder(source, stream_id=options.pop("stream_id", None))
     options.setdefault("fidelity_from", source)
+    named_model = "model" in options
     encoder = StreamEncoder(target, **options)
 
     def write(events: list[Any]) -> bytes:
+        writer = encoder.writer
         if source == "auto":  # the fidelity is the protocol's that was found
-            encoder.writer.fidelity_source = decoder.protocol
+            writer.fidelity_source = decoder.protocol
+        if events and not writer.started and not named_model and decoder.session.model:
+            writer.options = attrs.evolve(writer.options, model=decoder.session.model)  # the source's model
         return b"".join(encoder.push(event) for event in events)
 
     return decoder, encoder, write
@@ -203,7 +211,8 @@ def _pipe(
 def transcode(chunks: Iterable[bytes], source: str, target: str, **options: Any) -> Iterator[bytes]:
     """Serve a `source` stream as `target`'s wire, bytes out as bytes come in: the
     target's terminal frames for a complete source, its error frame for a failed
-    one, nothing more for a cut one.  `options`: StreamEncoder's."""
+    one, nothing more for a cut one.  `options`: StreamEncoder's, and `stream_id` for
+    the decoder (the made-up ids of calls that came without one)."""
     decoder, encoder, write = _pipe(source, target, dict(options))
     for chunk in chunks:
         out = write(decoder.push(chunk))

@@ -73,7 +73,10 @@ def _url(response: Any) -> str | None:
     except (AttributeError, RuntimeError):  # httpx: a response without its request
         url = None
     if url is None and callable(getattr(response, "geturl", None)):
-        url = response.geturl()
+        try:
+            url = response.geturl()
+        except AttributeError:  # http.client: only urllib sets the URL it reports
+            url = None
     return None if url is None else str(url)
 
 
@@ -143,11 +146,10 @@ def _async_closer(response: Any) -> Callable[[], Awaitable[None]]:
 def async_source_of(response: Any) -> AsyncSource:
     """The AsyncSource of a response object (or of an async or sync iterable of bytes)."""
     response = _unwrap(response)
-    content = getattr(response, "content", None)
     if hasattr(response, "aiter_bytes") and hasattr(response, "status_code"):  # httpx
         chunks: AsyncIterator[bytes] = aiter(response.aiter_bytes())
-    elif content is not None and hasattr(content, "iter_any"):  # aiohttp
-        chunks = aiter(content.iter_any())
+    elif hasattr(getattr(response, "content", None), "iter_any"):  # aiohttp (httpx's raises: read first)
+        chunks = aiter(response.content.iter_any())
     elif isinstance(response, AsyncIterable):
         return AsyncSource(None, None, None, aiter(response), _async_closer(response))
     elif isinstance(response, Iterable) and not isinstance(response, str | bytes | bytearray | memoryview):

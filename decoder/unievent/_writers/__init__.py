@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from unievent._writers.anthropic import AnthropicWriter
 from unievent._writers.base import EncodeOptions, Writer
+from unievent._writers.gemini import GeminiWriter
+from unievent._writers.mmsp import MMSPWriter
 from unievent._writers.openai_chat import OpenAIChatWriter
 from unievent._writers.openai_responses import OpenAIResponsesWriter
 
@@ -11,7 +13,8 @@ __all__ = ["WRITERS"]
 
 #: every writer, by protocol name
 WRITERS: dict[str, type[Writer]] = {
-    writer.protocol: writer for writer in (OpenAIChatWriter, AnthropicWriter, OpenAIResponsesWriter)
+    writer.protocol: writer
+    for writer in (OpenAIChatWriter, AnthropicWriter, OpenAIResponsesWriter, GeminiWriter, MMSPWriter)
 }
 
 del EncodeOptions

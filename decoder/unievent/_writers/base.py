@@ -16,7 +16,7 @@ import attrs
 import orjson
 
 from unievent._errors import EncodeError
-from unievent._events import DeltaItem, DoneItem, Fidelity, StopEvent
+from unievent._events import DeltaEvent, DeltaItem, DoneItem, Fidelity, StopEvent
 from unievent._outcome import ProviderError
 
 __all__ = ["EncodeOptions", "Writer", "sse_frame"]
@@ -92,6 +92,10 @@ class Writer:
 
     def begin(self) -> None:
         """Before the first event: the stream's opening frames."""
+
+    def event(self, event: DeltaEvent | StopEvent) -> None:
+        """Each event whole, before its item is given to `open` / `delta` / `close` /
+        `stop` (for a wire of whole events)."""
 
     def open(self, first: DeltaItem) -> None:
         """A group starts with `first` (then given to `delta` too)."""

@@ -1,0 +1,124 @@
+# Google Gemini streamGenerateContent written from UniEvents (the reader is
+# _protocols/gemini.py; both run machines/gemini.py).
+#
+# One record per delta, each one candidate with one part: text, thinking
+# (`thought: true`), inline data (base64), a function call whole at its done (`args` the
+# parsed arguments, `id` the call's id); a signature rides as `thoughtSignature` on the
+# part of the item it came on.  The last record has the finish reason and
+# `usageMetadata`.  As SSE (`data: <record>` and CRLF CRLF, what `alt=sse` sends) or as
+# one JSON array (`framing="json_array"`).
+from __future__ import annotations
+
+import base64
+from typing import Any, ClassVar
+
+import orjson
+
+from unievent._events import (
+    DeltaItem,
+    DoneItem,
+    InlineDataDelta,
+    InlineThinkingDelta,
+    StopEvent,
+    TextDelta,
+    ThinkingDelta,
+    ToolCallDone,
+    Usage,
+)
+from unievent._generated import gemini as M
+from unievent._outcome import ProviderError
+from unievent._writers.base import Writer
+
+__all__ = ["GeminiWriter", "gemini_usage"]
+
+#: MMSP's finish reason as Gemini says it (STOP also ends a turn that called tools)
+NATIVE_FINISH: dict[str, str] = {"stop": "STOP", "tool_call": "STOP", "length": "MAX_TOKENS", "unknown": "OTHER"}
+
+
+def gemini_usage(usage: Usage) -> dict[str, Any]:
+    """MMSP usage as `usageMetadata` (promptTokenCount counts cached tokens)."""
+    out: dict[str, Any] = {}
+    if usage.prompt_tokens is not None:
+        out["promptTokenCount"] = usage.prompt_tokens + (usage.cached_tokens or 0)
+    if usage.cached_tokens is not None:
+        out["cachedContentTokenCount"] = usage.cached_tokens
+    if usage.thoughts_tokens is not None:
+        out["thoughtsTokenCount"] = usage.thoughts_tokens
+    if usage.response_tokens is not None:
+        out["candidatesTokenCount"] = usage.response_tokens
+    return out
+
+
+class GeminiWriter(Writer):
+    protocol: ClassVar[str] = "gemini"
+    machine: ClassVar[Any] = M
+    carries: ClassVar[frozenset[str]] = frozenset({"signature"})
+
+    def __init__(self, *args: Any) -> None:
+        super().__init__(*args)
+        self.array = self.options.framing == "json_array"
+        self.records = 0
+
+    def _record(self, record: dict[str, Any], symbol: int) -> None:
+        self.step(symbol)
+        record.setdefault("modelVersion", self.options.model)
+        record.setdefault("responseId", self.options.response_id)
+        body = orjson.dumps(record)
+        if self.array:
+            self.write((b"[" if self.records == 0 else b",\r\n") + body)
+        else:
+            self.write(b"data: " + body + b"\r\n\r\n")
+        self.records += 1
+
+    def _part(self, part: dict[str, Any], fidelity: Any) -> None:
+        signature = self.fidelity(fidelity).get("signature")
+        if type(signature) is str:
+            part["thoughtSignature"] = signature
+        content = {"role": "model", "parts": [part]}
+        self._record({"candidates": [{"content": content, "index": 0}]}, M.SY_RECORD)
+
+    def delta(self, item: DeltaItem) -> None:
+        if type(item) is TextDelta:
+            if item.text or item.fidelity:
+                self._part({"text": item.text}, item.fidelity)
+        elif type(item) is ThinkingDelta:
+            if item.thinking or item.fidelity:
+                self._part({"text": item.thinking, "thought": True}, item.fidelity)
+        elif type(item) in (InlineDataDelta, InlineThinkingDelta):
+            inline: Any = item
+            part: dict[str, Any] = {
+                "inlineData": {"mimeType": inline.mime_type, "data": base64.b64encode(inline.data).decode()}
+            }
+            if type(item) is InlineThinkingDelta:
+                part["thought"] = True
+            self._part(part, inline.fidelity)
+        elif item.type != "tool_call.delta":  # a call is written whole at its done
+            self.dropped.append(f"{item.type} (no place in Gemini)")
+
+    def close(self, done: DoneItem) -> None:
+        if type(done) is ToolCallDone:
+            call: dict[str, Any] = {"name": done.name, "args": done.arguments, "id": done.tool_call_id}
+            self._part({"functionCall": call}, done.fidelity)
+
+    def stop(self, event: StopEvent) -> None:
+        candidate = {
+            "content": {"role": "model", "parts": []},
+            "finishReason": NATIVE_FINISH[event.finish_reason],
+            "index": 0,
+        }
+        record: dict[str, Any] = {"candidates": [candidate]}
+        usage = gemini_usage(event.usage)
+        if usage:
+            record["usageMetadata"] = usage
+        self._record(record, M.SY_FINISH_RECORD)
+
+    def end(self) -> None:
+        if self.array:
+            self.write(b"[]" if self.records == 0 else b"\r\n]")
+
+    def fail(self, error: ProviderError) -> None:
+        body: dict[str, Any] = {"message": error.message, "status": error.type or "INTERNAL"}
+        if isinstance(error.code, int):
+            body["code"] = error.code
+        self._record({"error": body}, M.SY_ERROR)
+        self.end()

@@ -1,0 +1,346 @@
+"""Encoding back: StreamEncoder, encode() and transcode(), proven by decoding.
+
+For every protocol P with a writer and every event stream E that passes `validate`,
+decoding `encode(E, P)` as P gives E's content back: the same text, thinking, tool
+calls (names, ids, parsed arguments), finish reason and usage, with no anomaly (the
+writer never needs its decoder's recoveries).  Every recorded stream round-trips to
+the very same items, fidelity included, through its own protocol, and transcodes to
+every other with the same content.  What a wire cannot carry is listed in `dropped`.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import unievent
+from tests.helpers import split_at
+from unievent import (
+    DeltaEvent,
+    Event,
+    FinishReason,
+    InlineDataDelta,
+    InlineDataDone,
+    Outcome,
+    StopEvent,
+    TextDelta,
+    TextDone,
+    ThinkingDelta,
+    ThinkingDone,
+    ToolCallDelta,
+    ToolCallDone,
+    Usage,
+)
+from unievent._decoder import StreamDecoder as RuntimeStreamDecoder  # takes any protocol name
+from unievent._writers import WRITERS
+from unievent._writers.anthropic import AnthropicWriter
+from unievent._writers.base import EncodeOptions
+
+CORPUS = Path(__file__).resolve().parent.parent.parent / "shared" / "corpus"
+TARGETS = sorted(WRITERS)
+
+
+def decode(protocol: str, body: bytes | list[bytes]) -> tuple[list[Any], Outcome]:
+    decoder = RuntimeStreamDecoder(protocol, stream_id="s", clock=lambda: 0)
+    events: list[Any] = []
+    for piece in [body] if isinstance(body, bytes) else body:
+        events += decoder.push(piece)
+    last, outcome = decoder.finish()
+    events += last
+    unievent.validate(events, partial=outcome.end != "complete")
+    return events, outcome
+
+
+def content(outcome: Outcome) -> list[Any]:
+    """What every wire carries: text and thinking (adjacent pieces of one kind joined,
+    empty ones left out), tool calls by name, id and arguments, other items by type."""
+    out: list[Any] = []
+    for item in outcome.message.items:
+        if isinstance(item, TextDone | ThinkingDone):
+            text = item.text if isinstance(item, TextDone) else item.thinking
+            if not text:
+                continue
+            if out and out[-1][0] == item.kind:
+                out[-1] = (item.kind, out[-1][1] + text)
+            else:
+                out.append((item.kind, text))
+        elif isinstance(item, ToolCallDone):
+            out.append(("tool_call", item.name, item.tool_call_id, item.arguments))
+        else:
+            out.append((item.type,))
+    return out
+
+
+# --- generated streams ---------------------------------------------------------------
+
+pieces = st.lists(
+    st.text(st.characters(codec="utf-8", exclude_categories=["Cs"]), min_size=1, max_size=8), min_size=1, max_size=4
+)
+
+
+@st.composite
+def streams(draw: st.DrawFn) -> list[Any]:
+    """A grammar-valid event stream: text, thinking and tool-call groups, then a stop."""
+    events: list[Any] = []
+    calls = 0
+    last_kind = ""
+    for _ in range(draw(st.integers(0, 4))):
+        kind = draw(st.sampled_from(["text", "thinking", "tool_call"]))
+        if kind == last_kind and kind != "tool_call":
+            continue  # two text groups in a row are one text on most wires
+        last_kind = kind
+        if kind == "text":
+            parts = draw(pieces)
+            events += [DeltaEvent(TextDelta(p), 0) for p in parts] + [DeltaEvent(TextDone("".join(parts)), 0)]
+        elif kind == "thinking":
+            parts = draw(pieces)
+            events += [DeltaEvent(ThinkingDelta(p), 0) for p in parts] + [DeltaEvent(ThinkingDone("".join(parts)), 0)]
+        else:
+            calls += 1
+            arguments = draw(
+                st.dictionaries(st.text(min_size=1, max_size=5), st.integers() | st.text(max_size=5), max_size=3)
+            )
+            text = json.dumps(arguments)
+            cut = draw(st.integers(0, len(text)))
+            name, call_id = f"tool_{calls}", f"call_{calls}"
+            events.append(DeltaEvent(ToolCallDelta(name, text[:cut], call_id), 0))
+            if text[cut:]:
+                events.append(DeltaEvent(ToolCallDelta("", text[cut:], ""), 0))
+            events.append(DeltaEvent(ToolCallDone(name, arguments, call_id), 0))
+    counts = st.none() | st.integers(0, 10_000)
+    usage = Usage(draw(counts), draw(st.integers(0, 10_000)), draw(counts), draw(st.integers(0, 10_000)))
+    finish: FinishReason = "tool_call" if calls else draw(st.sampled_from(["stop", "length"]))
+    events.append(StopEvent(usage, finish, 0))
+    unievent.validate(events)
+    return events
+
+
+@pytest.mark.parametrize("protocol", TARGETS)
+@settings(max_examples=60, deadline=None)
+@given(events=streams())
+def test_a_generated_stream_decodes_back_to_its_content(protocol: str, events: list[Any]) -> None:
+    body = unievent.encode(events, protocol)
+    _, outcome = decode(protocol, body)
+    source = decode("mmsp", unievent.encode(events, "mmsp"))[1]
+    assert outcome.end == "complete"
+    assert content(outcome) == content(source)
+    assert outcome.finish_reason == events[-1].finish_reason
+    assert outcome.usage == events[-1].usage
+    assert outcome.anomalies == ()
+
+
+@pytest.mark.parametrize("protocol", TARGETS)
+@settings(max_examples=30, deadline=None)
+@given(events=streams(), seed=st.integers(0, 2**32))
+def test_what_is_written_decodes_the_same_in_any_split(protocol: str, events: list[Any], seed: int) -> None:
+    body = unievent.encode(events, protocol)
+    rng = random.Random(seed)
+    cuts = sorted(rng.sample(range(1, len(body)), min(len(body) - 1, rng.randint(1, 30)))) if len(body) > 1 else []
+    assert decode(protocol, split_at(body, cuts)) == decode(protocol, body)
+
+
+def test_mmsp_gives_back_the_very_events() -> None:
+    events: list[Event] = [
+        DeltaEvent(ThinkingDelta("hm", {"signature": "c2ln"}), 5),
+        DeltaEvent(ThinkingDone("hm", {"signature": "c2ln"}), 5),
+        DeltaEvent(InlineDataDelta(b"\x00\x01", "image/png"), 6),
+        DeltaEvent(InlineDataDone(b"\x00\x01", "image/png"), 6),
+        DeltaEvent(TextDelta("Hi"), 7),
+        DeltaEvent(TextDone("Hi"), 7),
+        StopEvent(Usage(1, 2, 3, 4), "stop", 8),
+    ]
+    assert decode("mmsp", unievent.encode(events, "mmsp"))[0] == events
+
+
+# --- ends -----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("protocol", TARGETS)
+def test_fail_writes_the_protocols_error_and_it_decodes_failed(protocol: str) -> None:
+    encoder = unievent.StreamEncoder(protocol)
+    body = encoder.push(DeltaEvent(TextDelta("partial"), 0))
+    body += encoder.fail(unievent.ProviderError("upstream overloaded", "overloaded_error"))
+    _, outcome = decode(protocol, body)
+    assert outcome.end == "failed"
+    assert outcome.error is not None and outcome.error.message == "upstream overloaded"
+    assert content(outcome) == [("text", "partial")]
+
+
+@pytest.mark.parametrize("protocol", TARGETS)
+def test_abort_leaves_a_cut_stream(protocol: str) -> None:
+    encoder = unievent.StreamEncoder(protocol)
+    body = encoder.push(DeltaEvent(TextDelta("cut"), 0)) + encoder.abort()
+    _, outcome = decode(protocol, body)
+    assert outcome.end == "truncated"
+    assert content(outcome) == [("text", "cut")]
+
+
+@pytest.mark.parametrize("protocol", TARGETS)
+def test_finish_closes_the_open_group_and_writes_the_end(protocol: str) -> None:
+    encoder = unievent.StreamEncoder(protocol)
+    body = (
+        encoder.push(DeltaEvent(TextDelta("Hel"), 0)) + encoder.push(DeltaEvent(TextDelta("lo"), 0)) + encoder.finish()
+    )
+    _, outcome = decode(protocol, body)
+    assert outcome.end == "complete"
+    assert content(outcome) == [("text", "Hello")]
+
+
+@pytest.mark.parametrize("protocol", TARGETS)
+def test_keep_alives_decode_to_nothing(protocol: str) -> None:
+    encoder = unievent.StreamEncoder(protocol)
+    body = encoder.keep_alive() + encoder.push(DeltaEvent(TextDelta("Hi"), 0)) + encoder.keep_alive()
+    body += encoder.push(DeltaEvent(TextDone("Hi"), 0)) + encoder.push(StopEvent(Usage(), "stop", 0)) + encoder.finish()
+    _, outcome = decode(protocol, body)
+    assert (outcome.end, content(outcome), outcome.anomalies) == ("complete", [("text", "Hi")], ())
+
+
+def test_the_gemini_array_framing_is_one_json_array() -> None:
+    events: list[Event] = [DeltaEvent(TextDelta("Hi"), 0), DeltaEvent(TextDone("Hi"), 0), StopEvent(Usage(), "stop", 0)]
+    body = unievent.encode(events, "gemini", framing="json_array")
+    assert isinstance(json.loads(body), list)
+    assert content(decode("gemini", body)[1]) == [("text", "Hi")]
+
+
+# --- what cannot be written ---------------------------------------------------------------
+
+
+def test_a_stream_that_breaks_the_grammar_is_refused_naming_the_state() -> None:
+    encoder = unievent.StreamEncoder("anthropic")
+    encoder.push(DeltaEvent(TextDelta("a"), 0))
+    with pytest.raises(unievent.EncodeError) as caught:
+        encoder.push(DeltaEvent(ThinkingDelta("b"), 0))
+    assert caught.value.state == "text" and caught.value.arrived == "thinking.delta"
+    assert "anthropic: cannot write thinking.delta in state 'text'" in str(caught.value)
+
+
+def test_a_frame_the_target_machine_cannot_take_is_refused() -> None:
+    writer = AnthropicWriter(EncodeOptions())
+    with pytest.raises(unievent.EncodeError, match="cannot write block_delta in state 'waiting'"):
+        writer.step(writer.machine.SY_BLOCK_DELTA)
+
+
+def test_an_event_after_the_end_is_refused() -> None:
+    encoder = unievent.StreamEncoder("openai_chat")
+    encoder.finish()
+    with pytest.raises(unievent.EncodeError, match="already ended"):
+        encoder.push(DeltaEvent(TextDelta("late"), 0))
+
+
+def test_an_unknown_protocol_names_those_there_are() -> None:
+    with pytest.raises(unievent.EncodeError, match="no writer for it; there are: anthropic, gemini"):
+        unievent.StreamEncoder("carrier_pigeon")
+
+
+def test_another_providers_signature_is_dropped_and_said() -> None:
+    events: list[Event] = [
+        DeltaEvent(ThinkingDelta("hm"), 0),
+        DeltaEvent(ThinkingDelta("", {"signature": "gemini-signature"}), 0),
+        DeltaEvent(ThinkingDone("hm", {"signature": "gemini-signature"}), 0),
+        StopEvent(Usage(), "stop", 0),
+    ]
+    encoder = unievent.StreamEncoder("anthropic", fidelity_from="gemini")
+    body = b"".join(encoder.push(e) for e in events) + encoder.finish()
+    assert b"gemini-signature" not in body
+    assert encoder.dropped == ["signature (from gemini)"]
+    same = unievent.StreamEncoder("anthropic", fidelity_from="anthropic")
+    assert b"gemini-signature" in b"".join(same.push(e) for e in events)
+
+
+def test_an_item_a_wire_has_no_place_for_is_listed() -> None:
+    encoder = unievent.StreamEncoder("openai_chat")
+    encoder.push(DeltaEvent(InlineDataDelta(b"\x89PNG", "image/png"), 0))
+    assert encoder.dropped == ["inline_data.delta (no place in Chat Completions)"]
+
+
+# --- recorded streams -----------------------------------------------------------------------
+
+
+def _corpus() -> list[dict[str, Any]]:
+    manifest = CORPUS / "manifest.json"
+    if not manifest.exists():
+        return []
+    entries: list[dict[str, Any]] = json.loads(manifest.read_text())
+    return [e for e in entries if e["protocol"] in unievent.PROTOCOLS]
+
+
+ENTRIES = _corpus()
+needs_corpus = pytest.mark.skipif(not ENTRIES, reason="no recorded corpus at ../shared/corpus")
+
+
+@needs_corpus
+@pytest.mark.parametrize("entry", [e for e in ENTRIES if e["protocol"] in WRITERS], ids=lambda e: e["file"])
+def test_a_recorded_stream_round_trips_through_its_own_protocol_exactly(entry: dict[str, Any]) -> None:
+    protocol = entry["protocol"]
+    events, outcome = decode(protocol, (CORPUS / entry["file"]).read_bytes())
+    if outcome.end != "complete":
+        pytest.skip(f"the recording ends {outcome.end}")
+    again = decode(protocol, unievent.encode(events, protocol))[1]
+    assert again.message.items == outcome.message.items  # fidelity and all
+    assert (again.finish_reason, again.usage, again.anomalies) == (outcome.finish_reason, outcome.usage, ())
+
+
+@needs_corpus
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("entry", ENTRIES, ids=lambda e: e["file"])
+def test_a_recorded_stream_transcodes_to_every_protocol_with_the_same_content(
+    entry: dict[str, Any], target: str
+) -> None:
+    data = (CORPUS / entry["file"]).read_bytes()
+    _, outcome = decode(entry["protocol"], data)
+    body = b"".join(unievent.transcode([data], entry["protocol"], target, stream_id="s"))
+    _, again = decode(target, body)
+    assert again.end == outcome.end
+    assert content(again) == content(outcome)
+    assert again.finish_reason == outcome.finish_reason
+    if outcome.end == "complete":  # an error frame carries no usage
+        assert again.usage == outcome.usage
+    if outcome.end == "failed":
+        assert again.error is not None and outcome.error is not None
+        assert again.error.message == outcome.error.message
+
+
+@needs_corpus
+@pytest.mark.parametrize("entry", ENTRIES[::7], ids=lambda e: e["file"])
+def test_transcoding_gives_the_same_bytes_for_any_split_of_the_source(entry: dict[str, Any]) -> None:
+    data = (CORPUS / entry["file"]).read_bytes()
+    whole = b"".join(unievent.transcode([data], "auto", "anthropic", stream_id="s"))
+    rng = random.Random(len(data))
+    cuts = sorted(rng.sample(range(1, len(data)), 40))
+    assert b"".join(unievent.transcode(split_at(data, cuts), "auto", "anthropic", stream_id="s")) == whole
+
+
+# --- the gateway response ---------------------------------------------------------------
+
+
+def test_the_asgi_response_relays_an_upstream_in_another_protocol_with_stream_headers() -> None:
+    import asyncio
+
+    chat = b'data: {"choices":[{"delta":{"content":"Hi"}}],"model":"m"}\n\ndata: {"choices":[{"delta":{},"finish_reason":"stop"}]}\n\ndata: [DONE]\n\n'
+
+    async def upstream() -> Any:
+        for i in range(0, len(chat), 9):
+            yield chat[i : i + 9]
+
+    sent: list[dict[str, Any]] = []
+
+    async def send(message: Any) -> None:
+        sent.append(message)
+
+    async def receive() -> Any:
+        return {"type": "http.request"}
+
+    response = unievent.TranscodedResponse(upstream(), "auto", "anthropic")
+    asyncio.run(response({"type": "http"}, receive, send))
+    start, *bodies = sent
+    assert start["status"] == 200
+    assert dict(start["headers"])[b"content-type"] == b"text/event-stream; charset=utf-8"
+    assert bodies[-1] == {"type": "http.response.body", "body": b"", "more_body": False}
+    _, outcome = decode("anthropic", b"".join(b["body"] for b in bodies))
+    assert (outcome.end, content(outcome), outcome.model) == ("complete", [("text", "Hi")], "m")
