@@ -10,7 +10,7 @@
 from __future__ import annotations
 
 import base64
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Final
 
 import orjson
 
@@ -22,14 +22,19 @@ from unievent._events import (
     StopEvent,
     TextDelta,
     ThinkingDelta,
+    ToolCallDelta,
     ToolCallDone,
     Usage,
 )
 from unievent._generated import gemini as M
+from unievent._grammar import parse_arguments
 from unievent._outcome import ProviderError
 from unievent._writers.base import Writer
 
 __all__ = ["GeminiWriter", "gemini_usage"]
+
+_ARGS_VALUE: Final = "\x00unievent-args\x00"  # where a call's arguments text goes
+_ARGS_MARK: Final = orjson.dumps(_ARGS_VALUE)
 
 #: MMSP's finish reason as Gemini says it (STOP also ends a turn that called tools)
 NATIVE_FINISH: dict[str, str] = {"stop": "STOP", "tool_call": "STOP", "length": "MAX_TOKENS", "unknown": "OTHER"}
@@ -58,24 +63,27 @@ class GeminiWriter(Writer):
         super().__init__(*args)
         self.array = self.options.framing == "json_array"
         self.records = 0
+        self.arguments: list[str] = []
 
-    def _record(self, record: dict[str, Any], symbol: int) -> None:
+    def _record(self, record: dict[str, Any], symbol: int, raw: bytes = b"") -> None:
         self.step(symbol)
         record.setdefault("modelVersion", self.options.model)
         record.setdefault("responseId", self.options.response_id)
         body = orjson.dumps(record)
+        if raw:  # a call's arguments as their text arrived: a received value is never re-serialized
+            body = body.replace(_ARGS_MARK, raw, 1)
         if self.array:
             self.write((b"[" if self.records == 0 else b",\r\n") + body)
         else:
             self.write(b"data: " + body + b"\r\n\r\n")
         self.records += 1
 
-    def _part(self, part: dict[str, Any], fidelity: Any) -> None:
+    def _part(self, part: dict[str, Any], fidelity: Any, raw: bytes = b"") -> None:
         signature = self.fidelity(fidelity).get("signature")
         if type(signature) is str:
             part["thoughtSignature"] = signature
         content = {"role": "model", "parts": [part]}
-        self._record({"candidates": [{"content": content, "index": 0}]}, M.SY_RECORD)
+        self._record({"candidates": [{"content": content, "index": 0}]}, M.SY_RECORD, raw)
 
     def delta(self, item: DeltaItem) -> None:
         if type(item) is TextDelta:
@@ -92,13 +100,20 @@ class GeminiWriter(Writer):
             if type(item) is InlineThinkingDelta:
                 part["thought"] = True
             self._part(part, inline.fidelity)
-        elif item.type != "tool_call.delta":  # a call is written whole at its done
+        elif type(item) is ToolCallDelta:
+            self.arguments.append(item.arguments)  # the call is written whole at its done
+        else:
             self.dropped.append(f"{item.type} (no place in Gemini)")
 
     def close(self, done: DoneItem) -> None:
         if type(done) is ToolCallDone:
-            call: dict[str, Any] = {"name": done.name, "args": done.arguments, "id": done.tool_call_id}
-            self._part({"functionCall": call}, done.fidelity)
+            raw = "".join(self.arguments).strip() or "{}"
+            self.arguments = []
+            if parse_arguments(raw) is None:  # arguments that were not JSON: what the done holds
+                raw = orjson.dumps(done.arguments).decode()
+            # `args` first: the first occurrence of the mark in the record is this one
+            call: dict[str, Any] = {"args": _ARGS_VALUE, "name": done.name, "id": done.tool_call_id}
+            self._part({"functionCall": call}, done.fidelity, raw.encode())
 
     def stop(self, event: StopEvent) -> None:
         candidate = {
