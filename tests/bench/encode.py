@@ -22,9 +22,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import gen  # noqa: E402
+import gen
 
-import unievent  # noqa: E402
+import unievent
 
 PROTOCOLS = ("openai_chat", "anthropic", "openai_responses")
 

@@ -5,8 +5,10 @@ from __future__ import annotations
 from unievent._writers.anthropic import AnthropicWriter
 from unievent._writers.base import EncodeOptions, Writer
 from unievent._writers.gemini import GeminiWriter
+from unievent._writers.gemini_interactions import GeminiInteractionsWriter
 from unievent._writers.mmsp import MMSPWriter
 from unievent._writers.openai_chat import OpenAIChatWriter
+from unievent._writers.openai_embeddings import OpenAIEmbeddingsWriter
 from unievent._writers.openai_responses import OpenAIResponsesWriter
 
 __all__ = ["WRITERS"]
@@ -14,7 +16,15 @@ __all__ = ["WRITERS"]
 #: every writer, by protocol name
 WRITERS: dict[str, type[Writer]] = {
     writer.protocol: writer
-    for writer in (OpenAIChatWriter, AnthropicWriter, OpenAIResponsesWriter, GeminiWriter, MMSPWriter)
+    for writer in (
+        OpenAIChatWriter,
+        AnthropicWriter,
+        OpenAIResponsesWriter,
+        GeminiWriter,
+        GeminiInteractionsWriter,
+        MMSPWriter,
+        OpenAIEmbeddingsWriter,
+    )
 }
 
 del EncodeOptions

@@ -112,13 +112,13 @@ class OpenAIChatWriter(Writer):
             return
         details: list[dict[str, Any]] = []
         if item.thinking:
-            details.append({"type": "reasoning.text", "text": item.thinking})
+            details.append({"type": "reasoning.text", "text": item.thinking, "index": 0})
         if "encrypted_content" in kept:
-            block = {"type": "reasoning.encrypted", "data": kept["encrypted_content"]}
+            block = {"type": "reasoning.encrypted", "data": kept["encrypted_content"], "index": 0}
             block.update({k: kept[v] for k, v in (("format", "format"), ("id", "reasoning_id")) if v in kept})
             details.append(block)
         elif "signature" in kept:
-            block = {"type": "reasoning.text", "signature": kept["signature"]}
+            block = {"type": "reasoning.text", "signature": kept["signature"], "index": 0}
             if "format" in kept:
                 block["format"] = kept["format"]
             details.append(block)
