@@ -377,3 +377,31 @@ def test_embeddings_are_written_as_one_body_and_read_back() -> None:
     assert decode("openai_embeddings", failed)[1].error == unievent.ProviderError(
         "bad model", "invalid_request_error", None, {"message": "bad model", "type": "invalid_request_error", "code": None}
     )
+
+
+@pytest.mark.parametrize("text", ["Hi", "", 'quote " and \\ and \n', "日本 😀", "\x00\x1f"])
+def test_anthropics_delta_template_writes_what_the_generic_frame_writes(text: str) -> None:
+    for kind, field in ((b',"delta":{"type":"text_delta","text":', "text"), (b',"delta":{"type":"thinking_delta","thinking":', "thinking")):
+        fast, slow = AnthropicWriter(EncodeOptions()), AnthropicWriter(EncodeOptions())
+        for writer in (fast, slow):
+            writer.begin()
+            writer.index = 3
+            writer.state = writer.machine.ST_BLOCK
+            writer.take()
+        fast._text(kind, text)
+        slow._delta(type=f"{field}_delta", **{field: text})
+        assert fast.take() == slow.take()
+
+
+@pytest.mark.parametrize("text", ["Hi", 'quote " and \\ and \n', "日本 😀"])
+def test_the_responses_delta_template_writes_what_the_generic_event_writes(text: str) -> None:
+    from unievent._writers.openai_responses import OpenAIResponsesWriter
+
+    fast, slow = OpenAIResponsesWriter(EncodeOptions()), OpenAIResponsesWriter(EncodeOptions())
+    for writer in (fast, slow):
+        writer.begin()
+        writer.open(TextDelta(text))
+        writer.take()
+    fast._text_delta(text)
+    slow._event("response.output_text.delta", **slow._where(), content_index=0, delta=text)
+    assert fast.take() == slow.take()

@@ -87,7 +87,8 @@ class StreamEncoder:
         """The bytes of one event (often nothing until a frame is due)."""
         if self.ended:
             raise EncodeError(self.protocol, "ended", type(event).__name__, "the stream was already ended")
-        if isinstance(event, SideEvent):
+        kind = type(event)
+        if kind is SideEvent:
             return b""
         try:
             self.grammar.check(event)
@@ -97,13 +98,13 @@ class StreamEncoder:
         if not writer.started:
             writer.started = True
             writer.begin()
-        if isinstance(event, (DeltaEvent, StopEvent)):
-            writer.event(event)
-        if isinstance(event, StopEvent):
-            writer.stop(event)
+        if writer.whole_events:
+            writer.event(event)  # type: ignore[arg-type]  # the grammar let only UniEvents through
+        if kind is StopEvent:
+            writer.stop(event)  # type: ignore[arg-type]
             self.stopped = True
-        elif isinstance(event, DeltaEvent):
-            item: Any = event.item
+        else:
+            item: Any = event.item  # type: ignore[union-attr]
             if item.type.endswith(".done"):
                 writer.close(item)
                 self.open_kind = None

@@ -9,7 +9,9 @@
 # them), so a count the source did not report comes back as 0.
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Final
+
+import orjson
 
 from unievent._events import DeltaItem, DoneItem, StopEvent, TextDelta, ThinkingDelta, ToolCallDelta, Usage
 from unievent._generated import anthropic as M
@@ -20,6 +22,11 @@ from unievent._writers.base import Writer, sse_frame
 __all__ = ["AnthropicWriter", "anthropic_usage"]
 
 NATIVE_FINISH: dict[str, str] = {mmsp: native for native, mmsp in reversed(_FINISH_MAP.items())}
+
+_DELTA_HEAD: Final = b'event: content_block_delta\ndata: {"type":"content_block_delta","index":'
+_TEXT_DELTA: Final = b',"delta":{"type":"text_delta","text":'
+_THINKING_DELTA: Final = b',"delta":{"type":"thinking_delta","thinking":'
+
 NATIVE_FINISH["unknown"] = "refusal"
 
 
@@ -89,17 +96,23 @@ class AnthropicWriter(Writer):
     def _delta(self, **delta: Any) -> None:
         self._frame(M.SY_BLOCK_DELTA, "content_block_delta", index=self.index, delta=delta)
 
+    def _text(self, kind: bytes, text: str) -> None:
+        """A text or thinking delta, written from a template: the frame _delta would
+        write, byte for byte (tests/test_encode.py checks the two agree)."""
+        self.step(M.SY_BLOCK_DELTA)
+        self.write(_DELTA_HEAD + str(self.index).encode() + kind + orjson.dumps(text) + b"}}\n\n")
+
     def delta(self, item: DeltaItem) -> None:
         if type(item) is TextDelta:
             if item.text:
-                self._delta(type="text_delta", text=item.text)
+                self._text(_TEXT_DELTA, item.text)
             for citation in self.fidelity(item.fidelity).get("citations") or ():
                 self._delta(type="citations_delta", citation=citation)
         elif type(item) is ThinkingDelta:
             if self.redacted:
                 return
             if item.thinking:
-                self._delta(type="thinking_delta", thinking=item.thinking)
+                self._text(_THINKING_DELTA, item.thinking)
             signature = self.fidelity(item.fidelity).get("signature")
             if type(signature) is str and signature:
                 self._delta(type="signature_delta", signature=signature)

@@ -48,6 +48,8 @@ class Writer:
     machine: ClassVar[Any]
     #: the fidelity keys this wire has a place for
     carries: ClassVar[frozenset[str]] = frozenset()
+    #: True for a wire of whole events (`event()` is called with each)
+    whole_events: ClassVar[bool] = False
 
     def __init__(self, options: EncodeOptions) -> None:
         self.options = options
@@ -73,8 +75,11 @@ class Writer:
         self.parts.append(data)
 
     def take(self) -> bytes:
-        out = b"".join(self.parts)
-        self.parts.clear()
+        parts = self.parts
+        if not parts:
+            return b""
+        out = parts[0] if len(parts) == 1 else b"".join(parts)
+        parts.clear()
         return out
 
     def fidelity(self, fidelity: Fidelity | None) -> dict[str, Any]:

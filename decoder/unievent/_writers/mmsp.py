@@ -26,6 +26,7 @@ def _block(obj: Any) -> bytes:
 class MMSPWriter(Writer):
     protocol: ClassVar[str] = "mmsp"
     machine: ClassVar[Any] = M
+    whole_events: ClassVar[bool] = True
 
     def fidelity(self, fidelity: Fidelity | None) -> dict[str, Any]:
         return dict(fidelity or {})

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
+import orjson
+
 from unievent._events import DeltaItem, DoneItem, StopEvent, TextDelta, ThinkingDelta, ToolCallDelta, Usage
 from unievent._generated import openai_responses as M
 from unievent._outcome import ProviderError
@@ -124,6 +126,24 @@ class OpenAIResponsesWriter(Writer):
             self.index -= 1
             self.item = {}
 
+    def _text_delta(self, text: str) -> None:
+        """An output_text delta from a template: what `_event` writes for it, byte for
+        byte (tests/test_encode.py checks the two agree)."""
+        self.step(M.SY_TEXT_DELTA)
+        head = b'event: response.output_text.delta\ndata: {"type":"response.output_text.delta","sequence_number":'
+        self.write(
+            head
+            + str(self.sequence).encode()
+            + b',"item_id":'
+            + orjson.dumps(self.item["id"])
+            + b',"output_index":'
+            + str(self.index).encode()
+            + b',"content_index":0,"delta":'
+            + orjson.dumps(text)
+            + b"}\n\n"
+        )
+        self.sequence += 1
+
     def _part(self, phase: str, text: str) -> None:
         if self.item["type"] == "reasoning":
             if self.channel == "summary":
@@ -138,7 +158,7 @@ class OpenAIResponsesWriter(Writer):
             return
         if type(item) is TextDelta and item.text:
             self.texts.append(item.text)
-            self._event("response.output_text.delta", **self._where(), content_index=0, delta=item.text)
+            self._text_delta(item.text)
         elif type(item) is ThinkingDelta:
             if item.fidelity is not None and item is not self.first:
                 self.late.update(self.fidelity(item.fidelity))  # a later delta's: in the item's done
