@@ -54,6 +54,7 @@ from unievent._helpers import is_stream_options_rejected, looks_like_html, stop_
 from unievent._iter import aiter_events, iter_events
 from unievent._json import from_json, to_json
 from unievent._outcome import Anomaly, End, Outcome, ProviderError
+from unievent._replay import Replay, ReplayError, ReplayWarning, tool_result
 from unievent._side import SideEvent
 from unievent._stream import AsyncStream, Stream, astream, stream
 
@@ -104,6 +105,9 @@ __all__ = [
     "ProtocolName",
     "ProviderError",
     "ProviderStreamError",
+    "Replay",
+    "ReplayError",
+    "ReplayWarning",
     "SideEvent",
     "StopEvent",
     "Stream",
@@ -135,6 +139,7 @@ __all__ = [
     "stop_reason_from_openai",
     "stream",
     "to_json",
+    "tool_result",
     "transcode",
     "validate",
 ]

@@ -276,6 +276,26 @@ class Message:
     finish_reason: FinishReason | None
     created_at: int | None
 
+    def to_request(self, protocol: str, *, source: str | None = None, text_only: bool = False) -> Any:
+        """This message as `protocol`'s assistant turn, ready to append to the next
+        request (``openai_responses``: a list of input items), every piece of fidelity
+        where that provider wants it back (see README "Replay").
+
+        `source`: the protocol the message was decoded from (`Outcome.protocol`);
+        fidelity of another provider is left out.  What is left out is warned about
+        (`unievent.ReplayWarning`); `replay()` returns it as a list instead.  A message
+        of a stream that did not complete raises ReplayError (its tool calls were never
+        offered) unless `text_only`."""
+        from unievent._replay import to_request  # noqa: PLC0415  (replay reads the events)
+
+        return to_request(self, protocol, source=source, text_only=text_only)
+
+    def replay(self, protocol: str, *, source: str | None = None, text_only: bool = False) -> Any:
+        """`to_request` as a `unievent.Replay`: the JSON and what was left out."""
+        from unievent._replay import replay  # noqa: PLC0415
+
+        return replay(self, protocol, source=source, text_only=text_only)
+
 
 # --- cheap constructors for decoder-built objects ---------------------------------------
 # Setting slots through their member descriptors skips attrs' __init__ and the frozen
