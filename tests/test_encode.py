@@ -405,3 +405,24 @@ def test_the_responses_delta_template_writes_what_the_generic_event_writes(text:
     fast._text_delta(text)
     slow._event("response.output_text.delta", **slow._where(), content_index=0, delta=text)
     assert fast.take() == slow.take()
+
+
+def test_mirobodys_tool_steps_and_final_records_are_written_back() -> None:
+    from tests.test_openai_responses import mirobody_stream
+
+    body = mirobody_stream()
+    decoder = RuntimeStreamDecoder("openai_responses", stream_id="s", clock=lambda: 0, side_events=True)
+    events = decoder.push(body)
+    last, outcome = decoder.finish()
+    again = decode("openai_responses", unievent.encode(events + last, "openai_responses", response_id="resp_1"))[1]
+    assert again.extras["tool_steps"] == outcome.extras["tool_steps"]
+    assert (again.extras["health_records"], again.extras["citations"]) == (outcome.extras["health_records"], outcome.extras["citations"])
+    assert [(e.kind, e.phase, e.item_id) for e in again.side_events] == [(e.kind, e.phase, e.item_id) for e in outcome.side_events]
+    assert again.message.items == outcome.message.items
+
+
+def test_side_events_a_wire_has_no_place_for_are_listed_once_per_kind() -> None:
+    encoder = unievent.StreamEncoder("openai_chat")
+    for _ in range(3):
+        encoder.push(unievent.SideEvent("anthropic", "server_tool_use", "start", "srvtoolu_1", {}, 0))
+    assert encoder.dropped == ["side events server_tool_use"]

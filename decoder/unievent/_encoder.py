@@ -89,7 +89,12 @@ class StreamEncoder:
             raise EncodeError(self.protocol, "ended", type(event).__name__, "the stream was already ended")
         kind = type(event)
         if kind is SideEvent:
-            return b""
+            writer = self.writer
+            if not writer.started:
+                writer.started = True
+                writer.begin()
+            writer.side(event)  # type: ignore[arg-type]
+            return writer.take()
         try:
             self.grammar.check(event)
         except GrammarError as error:
@@ -193,17 +198,22 @@ def _ending(encoder: StreamEncoder, outcome: Outcome) -> bytes:
 def _pipe(
     source: str, target: str, options: dict[str, Any]
 ) -> tuple[StreamDecoder, StreamEncoder, Callable[[list[Any]], bytes]]:
-    decoder = StreamDecoder(source, stream_id=options.pop("stream_id", None))
+    decoder = StreamDecoder(source, stream_id=options.pop("stream_id", None), side_events=True)
     options.setdefault("fidelity_from", source)
-    named_model = "model" in options
+    named_model, named_id = "model" in options, "response_id" in options
     encoder = StreamEncoder(target, **options)
 
     def write(events: list[Any]) -> bytes:
         writer = encoder.writer
         if source == "auto":  # the fidelity is the protocol's that was found
             writer.fidelity_source = decoder.protocol
-        if events and not writer.started and not named_model and decoder.session.model:
-            writer.options = attrs.evolve(writer.options, model=decoder.session.model)  # the source's model
+        if events and not writer.started:  # the source's model and response id, unless named
+            session = decoder.session
+            if not named_model and session.model:
+                writer.options = attrs.evolve(writer.options, model=session.model)
+            response_id = session.extras.get("response_id")
+            if not named_id and type(response_id) is str and response_id:
+                writer.options = attrs.evolve(writer.options, response_id=response_id)
         return b"".join(encoder.push(event) for event in events)
 
     return decoder, encoder, write

@@ -18,6 +18,7 @@ import orjson
 from unievent._errors import EncodeError
 from unievent._events import DeltaEvent, DeltaItem, DoneItem, Fidelity, StopEvent
 from unievent._outcome import ProviderError
+from unievent._side import SideEvent
 
 __all__ = ["EncodeOptions", "Writer", "sse_frame"]
 
@@ -101,6 +102,13 @@ class Writer:
     def event(self, event: DeltaEvent | StopEvent) -> None:
         """Each event whole, before its item is given to `open` / `delta` / `close` /
         `stop` (for a wire of whole events)."""
+
+    def side(self, event: SideEvent) -> None:
+        """Provider-side activity: written where the wire has a place for it (its own
+        protocol's), else listed once per kind in `dropped`."""
+        what = f"side events {event.kind}"
+        if what not in self.dropped:
+            self.dropped.append(what)
 
     def open(self, first: DeltaItem) -> None:
         """A group starts with `first` (then given to `delta` too)."""

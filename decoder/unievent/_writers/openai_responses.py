@@ -18,6 +18,7 @@ from unievent._events import DeltaItem, DoneItem, StopEvent, TextDelta, Thinking
 from unievent._generated import openai_responses as M
 from unievent._outcome import ProviderError
 from unievent._protocols.openai_responses import _SYMBOL_OF_ITEM, _SYMBOL_OF_TYPE
+from unievent._side import SideEvent
 from unievent._writers.base import Writer, sse_frame
 
 __all__ = ["OpenAIResponsesWriter", "responses_usage"]
@@ -56,6 +57,8 @@ class OpenAIResponsesWriter(Writer):
         self.channel = "summary"
         self.first: DeltaItem | None = None
         self.late: dict[str, Any] = {}
+        self.steps: list[dict[str, Any]] = []  # Mirobody's tool steps
+        self.mirobody: dict[str, Any] = {}  # Mirobody's final records
 
     def _event(self, kind: str, **fields: Any) -> None:
         symbol = _SYMBOL_OF_TYPE[kind]
@@ -205,16 +208,48 @@ class OpenAIResponsesWriter(Writer):
         self.output.append(self.item)
         self.item = {}
 
+    # --- Mirobody's tool steps ---------------------------------------------------------------
+
+    def side(self, event: SideEvent) -> None:
+        data = event.data
+        if event.protocol != self.protocol or type(data) is not dict:
+            super().side(event)
+            return
+        if event.kind in ("mirobody_tool_call", "mirobody_tool_result") and event.phase in ("start", "done"):
+            step = data.get("tool_step")
+            if type(step) is dict:
+                self._mirobody_step(step)
+                self._event(f"response.{event.kind}", tool_step=step)
+                return
+        if event.kind == "mirobody_tool_result" and event.phase == "info":
+            self._mirobody_step(data)  # the full result the final response gave
+            return
+        if event.kind == "mirobody_response":
+            self.mirobody.update(data)
+            return
+        super().side(event)
+
+    def _mirobody_step(self, step: dict[str, Any]) -> None:
+        key = step.get("id") or step.get("call_id")
+        for i, known in enumerate(self.steps):
+            if (known.get("id") or known.get("call_id")) == key:
+                self.steps[i] = {**known, **step}
+                return
+        self.steps.append(dict(step))
+
     # --- the end ----------------------------------------------------------------------------
 
     def stop(self, event: StopEvent) -> None:
         usage = responses_usage(event.usage)
+        extra: dict[str, Any] = dict(self.mirobody)
+        if self.steps:
+            extra["tool_steps"] = [{k: v for k, v in step.items() if k != "truncated"} for step in self.steps]
         if event.finish_reason in ("length", "unknown"):
             reason = "max_output_tokens" if event.finish_reason == "length" else "content_filter"
-            response = self._response("incomplete", incomplete_details={"reason": reason}, usage=usage)
+            response = self._response("incomplete", incomplete_details={"reason": reason}, usage=usage, **extra)
             self._event("response.incomplete", response=response)
         else:
-            self._event("response.completed", response=self._response("completed", usage=usage))
+            self._event("response.completed", response=self._response("completed", usage=usage, **extra))
 
     def fail(self, error: ProviderError) -> None:
         self._event("error", code=error.type or "server_error", message=error.message, param=None)
