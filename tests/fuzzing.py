@@ -51,6 +51,7 @@ PROTOCOLS = (
     "mmsp",
     "openai_embeddings",
     "gemini_embeddings",
+    "ollama",
 )
 MAX_FRAME = 64 * 1024  # small enough that an overlong line is cheap to build
 BYTEWISE_LIMIT = 12_000  # inputs up to this size are also fed byte by byte
@@ -157,6 +158,18 @@ def suite_seeds() -> list[Seed]:
         "usage": {"prompt_tokens": 6, "total_tokens": 6},
     }
     gemini_embeddings = {"embeddings": [{"values": floats}, {"values": [0.5]}], "usageMetadata": {"promptTokenCount": 2}}
+    at = {"model": "qwen3", "created_at": "2025-10-26T17:15:24.097767Z"}
+    ollama: list[dict[str, Any]] = [
+        {**at, "message": {"role": "assistant", "content": "", "thinking": "hm"}, "done": False},
+        {**at, "message": {"role": "assistant", "content": "Hi ✓"}, "done": False},
+        {**at, "message": {"role": "assistant", "content": "", "tool_calls": [
+            {"id": "call_k3j9x2ab", "function": {"index": 0, "name": "f", "arguments": {"q": [1, {"b": None}]}}},
+            {"function": {"index": 1, "name": "g", "arguments": {}}},
+        ]}, "done": False},
+        {**at, "message": {"role": "assistant", "content": "", "images": ["iVBORw0KGgo="]}, "done": False},
+        {**at, "message": {"role": "assistant", "content": "!"}, "done": True, "done_reason": "stop",
+         "total_duration": 1822, "prompt_eval_count": 26, "eval_count": 15, "eval_duration": 1159},
+    ]
     return [
         ("openai_chat", "suite/chat", b"".join(_frame(o, event=False) for o in chat) + b"data: [DONE]\n\n"),
         ("anthropic", "suite/anthropic", b"".join(_frame(o) for o in anthropic)),
@@ -167,6 +180,7 @@ def suite_seeds() -> list[Seed]:
         ("mmsp", "suite/mmsp", mmsp_body + b"data: [DONE]\n\n"),
         ("openai_embeddings", "suite/openai-embeddings", orjson.dumps(openai_embeddings, option=orjson.OPT_INDENT_2)),
         ("gemini_embeddings", "suite/gemini-embeddings", orjson.dumps(gemini_embeddings)),
+        ("ollama", "suite/ollama", b"".join(orjson.dumps(o) + b"\n" for o in ollama)),
     ]
 
 
@@ -185,16 +199,31 @@ def corpus_seeds() -> list[Seed]:
 # --- mutations -----------------------------------------------------------------------------
 
 
+def _separator(body: bytes) -> bytes:
+    """What ends a frame: a line end in NDJSON (lines of whole JSON objects), else a
+    blank line (SSE; one JSON body is one frame)."""
+    first, found, _ = body.partition(b"\n")
+    if found and first.startswith(b"{") and b"\n\n" not in body:
+        try:
+            orjson.loads(first)
+        except orjson.JSONDecodeError:
+            return b"\n\n"
+        return b"\n"
+    return b"\n\n"
+
+
 def _frames(body: bytes) -> list[bytes]:
-    parts = body.split(b"\n\n")
-    return [p + b"\n\n" for p in parts[:-1]] + ([parts[-1]] if parts[-1] else [])
+    end = _separator(body)
+    parts = body.split(end)
+    return [p + end for p in parts[:-1]] + ([parts[-1]] if parts[-1] else [])
 
 
 def _boundaries(body: bytes) -> list[int]:
-    found, pos = [], body.find(b"\n\n")
+    end = _separator(body)
+    found, pos = [], body.find(end)
     while pos >= 0:
-        found.append(pos + 2)
-        pos = body.find(b"\n\n", pos + 2)
+        found.append(pos + len(end))
+        pos = body.find(end, pos + len(end))
     return found or [len(body)]
 
 
@@ -342,10 +371,17 @@ def _overlong_line(rng: random.Random, body: bytes) -> bytes:
 
 def _json_value(rng: random.Random, body: bytes) -> bytes:
     frames = _frames(body)
-    candidates = [i for i, f in enumerate(frames) if b"data: {" in f]
+    candidates = [i for i, f in enumerate(frames) if b"data: {" in f or f.startswith(b"{")]
     if not candidates:
         return body
     i = rng.choice(candidates)
+    if frames[i].startswith(b"{"):  # an NDJSON line
+        line, nl, _ = frames[i].partition(b"\n")
+        mutated = _mutate_json(rng, line)
+        if mutated is None:
+            return body
+        frames[i] = mutated + nl
+        return b"".join(frames)
     head, _, rest = frames[i].partition(b"data: ")
     payload, nl, tail = rest.partition(b"\n")
     mutated = _mutate_json(rng, payload)

@@ -389,6 +389,9 @@ def _conformance_cases() -> list[dict[str, Any]]:
 #: their outcome differs from the explicit protocol's
 NAMES_NO_PROTOCOL = {
     "anthropic__unknown_frames_past_the_retention_cap_are_counted_not_kept": "only frames of a type no protocol has",
+    # nothing names the framing: one JSON object is one JSON body, no stream (as a whole
+    # chat.completion is), whatever protocol its fields belong to
+    "ollama__ndjson_one_object_without_a_line_end": "one whole object, not a stream of lines",
 }
 
 

@@ -59,7 +59,7 @@ def test_the_framing_option_forces_one_and_rejects_what_gemini_does_not_use() ->
     assert outcome.end == "not_event_stream"  # read as SSE, an array is no event stream
     assert run(body, framing="json_array")[1].end == "complete"
     with pytest.raises(unievent.DecoderUsageError, match="gemini comes as sse or json_array, not 'ndjson'"):
-        unievent.StreamDecoder("gemini", framing="ndjson")  # type: ignore[call-overload]
+        unievent.StreamDecoder("gemini", framing="ndjson")
 
 
 

@@ -26,9 +26,11 @@ ProtocolName: TypeAlias = Literal[
     "mmsp",
     "openai_embeddings",
     "gemini_embeddings",
+    "ollama",
 ]
-#: how a body is framed (`framing=`): SSE, one streamed JSON array, or one JSON body
-Framing: TypeAlias = Literal["sse", "json_array", "json_body"]
+#: how a body is framed (`framing=`): SSE, one streamed JSON array, one JSON body, or
+#: JSON lines
+Framing: TypeAlias = Literal["sse", "json_array", "json_body", "ndjson"]
 #: what a decoder with side_events=True yields
 AnyEvent: TypeAlias = Event | SideEvent
 

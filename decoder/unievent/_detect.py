@@ -32,6 +32,8 @@ URL_MARKERS: Final[tuple[tuple[str, str], ...]] = (
     (":batchEmbedContents", "gemini_embeddings"),
     (":embedContent", "gemini_embeddings"),
     ("/chat/completions", "openai_chat"),
+    ("/api/chat", "ollama"),
+    ("/api/generate", "ollama"),
     ("/interactions", "gemini_interactions"),
     ("/v1/stream", "mmsp"),
     ("/messages", "anthropic"),
@@ -43,6 +45,7 @@ URL_MARKERS: Final[tuple[tuple[str, str], ...]] = (
 FRAMING_OF_CONTENT_TYPE: Final[dict[str, str]] = {
     "text/event-stream": "sse",
     "application/json": "json",
+    "application/x-ndjson": "ndjson",
 }
 
 #: `type` values of Anthropic's frames (its `error` and Responses' `error` are alike:
@@ -100,6 +103,11 @@ def from_frame(event: str | None, obj: dict[str, Any]) -> tuple[str | None, str]
         return "openai_embeddings", "a data list of embeddings"
     if type(obj.get("embedding")) is dict or type(obj.get("embeddings")) is list:
         return "gemini_embeddings", "embedding values"
+    if type(obj.get("done")) is bool and type(obj.get("created_at")) is str and "model" in obj:
+        if type(obj.get("message")) is dict:
+            return "ollama", "an Ollama chat line (model, created_at, message, done)"
+        if type(obj.get("response")) is str:
+            return "ollama", "an Ollama generate line (model, created_at, response, done)"
     if event is not None:
         if event.startswith("response."):
             return "openai_responses", f"the event name {event!r}"

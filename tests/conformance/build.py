@@ -2092,10 +2092,77 @@ def embeddings_cases() -> None:
          error_in="gemini_embeddings: the body looks like openai_embeddings, not gemini_embeddings")
 
 
+# =========================================================================================
+# Ollama (NDJSON)
+# =========================================================================================
+
+OLLAMA = "ollama"
+O_AT = {"model": "qwen3:8b", "created_at": "2025-10-26T17:15:24.097767Z"}
+O_COUNTS = {"total_duration": 182242375, "load_duration": 41295167, "prompt_eval_count": 26,
+            "prompt_eval_duration": 24573166, "eval_count": 15, "eval_duration": 115959084}
+
+
+def oline(obj: dict[str, Any]) -> bytes:
+    """One line as Ollama's Go server writes it (`<`, `>`, `&` escaped)."""
+    text = dumps(obj).encode()
+    return text.replace(b"<", b"\\u003c").replace(b">", b"\\u003e").replace(b"&", b"\\u0026") + b"\n"
+
+
+def ochat(content: str = "", done: bool = False, reason: str = "stop", **message: Any) -> bytes:
+    line: dict[str, Any] = {**O_AT, "message": {"role": "assistant", "content": content, **message}, "done": done}
+    if done:
+        line.update({"done_reason": reason, **O_COUNTS})
+    return oline(line)
+
+
+def ogenerate(response: str = "", done: bool = False, **fields: Any) -> bytes:
+    line: dict[str, Any] = {**O_AT, "response": response, **fields, "done": done}
+    if done:
+        line.update({"done_reason": "stop", "context": [1, 2, 3], **O_COUNTS})
+    return oline(line)
+
+
+def ollama_cases() -> None:
+    p = OLLAMA
+    answer = ochat(thinking="Let me") + ochat(thinking=" think.") + ochat("Gr\u00fc\u00dfe <b>") + ochat(" all.") + ochat(done=True)
+    usage = Usage(None, 26, None, 15)
+    case(p, "a_chat_stream_is_thinking_then_text_then_the_stop", "message.thinking is thinking, message.content text; the done line's counts are the usage.",
+         cut_after(answer, (b"\xc3", 1), (b'"done":true', 4)), dones=[ThinkingDone("Let me think."), TextDone("Gr\u00fc\u00dfe <b> all.")],
+         usage=usage, finish_reason="stop", native="stop", model="qwen3:8b", end="complete")
+    calls = ochat("Checking.", tool_calls=[{"function": {"index": 0, "name": "get_weather", "arguments": {"city": "Tokyo", "days": 2}}},
+                                          {"id": "call_k3j9x2ab", "function": {"index": 1, "name": "get_time", "arguments": {}}}])
+    case(p, "tool_calls_arrive_whole_and_the_turn_is_a_tool_call", "Each call of message.tool_calls is one item, its arguments whole; a call without an id gets a made-up one; done_reason stop after calls is tool_call.",
+         calls + ochat(done=True), calls=[("get_weather", "call_s1_1", {"city": "Tokyo", "days": 2}), ("get_time", "call_k3j9x2ab", {})],
+         text="Checking.", finish_reason="tool_call", native="stop")
+    case(p, "generate_lines_are_response_and_thinking", "A generate line's thinking is thinking, its response text.",
+         bytewise(ogenerate(thinking="hm") + ogenerate("That") + ogenerate(" is it.", done=True)), thinking="hm", text="That is it.", end="complete")
+    case(p, "done_reason_length_is_length", "done_reason length is the finish reason length.",
+         ochat("a") + ochat(done=True, reason="length"), finish_reason="length", native="length")
+    case(p, "an_error_line_fails_keeping_the_text", "A line {\"error\": ...} ends the stream failed with its message; the text that arrived is kept.",
+         ogenerate("can") + oline({"error": "an error was encountered while running the model"}), end="failed",
+         error=("an error was encountered while running the model", "error", None), text="can")
+    case(p, "no_done_line_is_truncated", "A body without its done line was cut short.",
+         ochat("Hel") + ochat("lo"), end="truncated", text="Hello", finish_reason=None)
+    case(p, "ndjson_a_body_cut_inside_a_line_is_truncated", "A body that ends inside a line was cut: truncated, and no half call is offered.",
+         ochat("a") + ochat(tool_calls=[{"function": {"index": 0, "name": "f", "arguments": {"q": 1}}}])[:-12], end="truncated", text="a", calls=[],
+         anomalies={"cut_frame": 1})
+    case(p, "ndjson_one_object_without_a_line_end", "A body that is one object without a line end (\"stream\": false) is a stream of one line.",
+         ochat("Hello!", done=True)[:-1], text="Hello!", end="complete")
+    case(p, "ndjson_crlf_and_blank_lines", "A \\r before the line end is whitespace; blank lines are nothing.",
+         split_at((ochat("a") + b"\n" + ochat(done=True)).replace(b"\n", b"\r\n"), 60, 61), text="a", end="complete", skipped=0)
+    case(p, "ndjson_a_line_that_is_no_object_is_skipped", "Inside the stream a line that is no JSON object is a junk frame, skipped and counted.",
+         ochat("a") + b"data: [DONE]\n" + b'{"broken": \n' + ochat(done=True), text="a", end="complete", skipped=2)
+    case(p, "ndjson_a_body_of_no_json_lines_is_kept", "A body whose lines are no JSON is not an event stream; its lines are kept.",
+         b"<html>\n<body>502 Bad Gateway</body>\n</html>\n", end="not_event_stream", body="<html>\n<body>502 Bad Gateway</body>\n</html>")
+    case(p, "ndjson_a_line_over_the_cap_raises", "A line longer than max_frame raises FrameTooLargeError, whole or in pieces; the lines before it are decoded.",
+         split_at(ochat("a") + ochat("x" * 300), 150), {"max_frame": 200}, raises="FrameTooLargeError", end="failed", error_type="frame_too_large", text="a")
+
+
 gemini_cases()
 interactions_cases()
 mmsp_cases()
 embeddings_cases()
+ollama_cases()
 
 
 # --- the command ------------------------------------------------------------------------

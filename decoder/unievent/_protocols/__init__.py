@@ -12,6 +12,7 @@ from unievent._protocols import (
     gemini_embeddings,
     gemini_interactions,
     mmsp,
+    ollama,
     openai_chat,
     openai_embeddings,
     openai_responses,
@@ -53,5 +54,6 @@ PROTOCOLS: dict[str, ProtocolSpec] = {
             ("json_body",),
             "Google Gemini embedContent and batchEmbedContents",
         ),
+        ProtocolSpec("ollama", ollama.Ollama, ("ndjson",), "Ollama's native /api/chat and /api/generate"),
     )
 }
