@@ -46,7 +46,8 @@ from unievent._framing import FRAME_OK, FRAME_OVER
 from unievent._generated import anthropic as M
 from unievent._outcome import ProviderError
 from unievent._session import MachineHandler, Session
-from unievent._shared import as_int, error_of, json_text, parse_json, shown
+from unievent._shared import error_of, json_text, parse_json, shown
+from unievent._usage_wire import UsageWire
 
 __all__ = ["REDACTED_THINKING", "Anthropic", "normalize_anthropic_finish"]
 
@@ -63,6 +64,19 @@ _FINISH_MAP: Final[dict[str, FinishReason]] = {
     "max_tokens": "length",
     "tool_use": "tool_call",
 }
+
+#: message_delta's usage counts (written back by _writers/anthropic.py);
+#: `output_tokens_details.thinking_tokens` is a gateway's: Anthropic never splits it out
+USAGE: Final = UsageWire(
+    (
+        (("input_tokens",), "input_raw"),
+        (("cache_creation_input_tokens",), "creation_raw"),
+        (("cache_read_input_tokens",), "cached"),
+        (("output_tokens",), "output_raw"),
+        (("output_tokens_details", "thinking_tokens"), "thoughts"),
+    ),
+    {"input_raw": ("prompt",), "output_raw": ("response", "thoughts")},
+)
 
 _START: Final = M.SY_BLOCK_START
 _DELTA: Final = M.SY_BLOCK_DELTA
@@ -305,15 +319,7 @@ class Anthropic(MachineHandler):
         if type(iterations) is list and iterations:
             self._iteration_usage(iterations)
             return
-        details = usage.get("output_tokens_details")
-        thinking = as_int(details.get("thinking_tokens")) if type(details) is dict else None
-        session.set_usage(
-            input_raw=as_int(usage.get("input_tokens")),
-            creation_raw=as_int(usage.get("cache_creation_input_tokens")),
-            cached=as_int(usage.get("cache_read_input_tokens")),
-            output_raw=as_int(usage.get("output_tokens")),
-            thoughts=thinking,  # a gateway field; Anthropic itself never splits it out
-        )
+        session.set_usage(**USAGE.read(usage))
         self._mmsp_usage()
 
     def _iteration_usage(self, iterations: list[Any]) -> None:

@@ -45,7 +45,8 @@ from unievent._events import FinishReason
 from unievent._generated import gemini as M
 from unievent._outcome import ProviderError
 from unievent._session import MachineHandler, Session
-from unievent._shared import as_int, code_of, json_text, shown, str_or_none
+from unievent._shared import code_of, json_text, shown, str_or_none
+from unievent._usage_wire import UsageWire
 
 __all__ = ["Gemini", "normalize_gemini_finish"]
 
@@ -59,11 +60,15 @@ _METADATA: Final = (
     ("citationMetadata", "citation_metadata"),
     ("urlContextMetadata", "url_context_metadata"),
 )
-_USAGE_FIELDS: Final = (
-    ("promptTokenCount", "prompt_raw"),
-    ("cachedContentTokenCount", "cached"),
-    ("thoughtsTokenCount", "thoughts"),
-    ("candidatesTokenCount", "response"),
+#: usageMetadata's counts (written back by _writers/gemini.py)
+USAGE: Final = UsageWire(
+    (
+        (("promptTokenCount",), "prompt_raw"),
+        (("cachedContentTokenCount",), "cached"),
+        (("thoughtsTokenCount",), "thoughts"),
+        (("candidatesTokenCount",), "response"),
+    ),
+    {"prompt_raw": ("prompt", "cached")},
 )
 _PATH_STEP: Final = re.compile(r"""\.([^.\[\]]+)|\[(\d+)\]|\['((?:[^'\\]|\\.)*)'\]|\["((?:[^"\\]|\\.)*)"\]""")
 
@@ -276,10 +281,7 @@ class Gemini(MachineHandler):
 
     def _usage(self, usage: dict[str, Any]) -> None:
         raw = self.usage_raw
-        for key, name in _USAGE_FIELDS:
-            value = as_int(usage.get(key))
-            if value is not None and value >= 0:
-                raw[name] = value
+        raw.update(USAGE.read(usage))
         if not raw:
             return  # Vertex's usage objects without counts change nothing
         mmsp = self.session.raw_usage

@@ -34,7 +34,8 @@ from unievent._events import FinishReason
 from unievent._generated import gemini_interactions as M
 from unievent._outcome import ProviderError
 from unievent._session import MachineHandler, Session
-from unievent._shared import as_dict, as_int, as_list, as_str, json_text, shown
+from unievent._shared import as_dict, as_list, as_str, json_text, shown
+from unievent._usage_wire import UsageWire
 
 __all__ = ["GeminiInteractions", "normalize_interactions_finish"]
 
@@ -54,6 +55,16 @@ _KINDS: Final = {
     "error": M.SY_ERROR,
     "done": M.SY_DONE_SENTINEL,
 }
+#: an interaction's usage counts (written back by _writers/gemini_interactions.py)
+USAGE: Final = UsageWire(
+    (
+        (("total_input_tokens",), "prompt_raw"),
+        (("total_cached_tokens",), "cached"),
+        (("total_thought_tokens",), "thoughts"),
+        (("total_output_tokens",), "response"),
+    ),
+    {"prompt_raw": ("prompt", "cached")},
+)
 # step kinds
 _THOUGHT, _OUTPUT, _CALL, _SIDE = range(4)
 _STEP_KINDS: Final = {"thought": _THOUGHT, "model_output": _OUTPUT, "function_call": _CALL}
@@ -204,15 +215,10 @@ class GeminiInteractions(MachineHandler):
         interaction = as_dict(obj.get("interaction"))
         status = interaction.get("status")
         self.session.native_finish_reason = status if status and type(status) is str else "completed"
-        usage = as_dict(interaction.get("usage"))
-        cached = as_int(usage.get("total_cached_tokens"))
-        given = as_int(usage.get("total_input_tokens"))
-        self.session.set_usage(
-            cached=cached,
-            prompt=given - (cached or 0) if given is not None else None,
-            thoughts=as_int(usage.get("total_thought_tokens")),
-            response=as_int(usage.get("total_output_tokens")),
-        )
+        counts = USAGE.read(as_dict(interaction.get("usage")))
+        cached = counts.get("cached")
+        given = counts.pop("prompt_raw", None)
+        self.session.set_usage(**counts, prompt=given - (cached or 0) if given is not None else None)
 
     def _record_error(self, obj: dict[str, Any]) -> None:
         error = as_dict(obj.get("error"))

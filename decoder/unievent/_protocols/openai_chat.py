@@ -21,6 +21,7 @@ from unievent._ondemand import Template
 from unievent._outcome import ProviderError
 from unievent._session import MachineHandler, Session
 from unievent._shared import error_of, json_text
+from unievent._usage_wire import UsageWire
 
 __all__ = ["OpenAIChat", "normalize_openai_finish"]
 
@@ -52,6 +53,18 @@ _FINISH_MAP: Final[dict[str, FinishReason]] = {
     "tool_calls": "tool_call",
     "function_call": "tool_call",
 }
+
+
+#: the usage object's counts (written back by _writers/openai_chat.py)
+USAGE: Final = UsageWire(
+    (
+        (("prompt_tokens",), "prompt_raw"),
+        (("completion_tokens",), "completion_raw"),
+        (("prompt_tokens_details", "cached_tokens"), "cached"),
+        (("completion_tokens_details", "reasoning_tokens"), "thoughts"),
+    ),
+    {"prompt_raw": ("prompt", "cached"), "completion_raw": ("response", "thoughts")},
+)
 
 
 def normalize_openai_finish(native: str | None, made_tool_calls: bool) -> FinishReason:
@@ -383,13 +396,7 @@ class OpenAIChat(MachineHandler):
     def _usage(self, usage: Any) -> None:
         if type(usage) is not dict:
             return
-        prompt = _int(usage.get("prompt_tokens"))
-        completion = _int(usage.get("completion_tokens"))
-        details = usage.get("prompt_tokens_details")
-        cached = _int(details.get("cached_tokens")) if type(details) is dict else None
-        details = usage.get("completion_tokens_details")
-        reasoning = _int(details.get("reasoning_tokens")) if type(details) is dict else None
-        self.session.set_usage(prompt_raw=prompt, completion_raw=completion, cached=cached, thoughts=reasoning)
+        self.session.set_usage(**USAGE.read(usage))
         raw = self.session.raw_usage
         # MMSP meaning: prompt excludes cache reads, response excludes reasoning
         if "prompt_raw" in raw:

@@ -49,6 +49,7 @@ from unievent._ondemand import Template
 from unievent._outcome import ProviderError
 from unievent._session import MachineHandler, Session
 from unievent._shared import as_dict, as_int, as_list, as_str, code_of, error_of, json_text, shown
+from unievent._usage_wire import UsageWire
 
 __all__ = ["OpenAIResponses"]
 
@@ -62,6 +63,17 @@ _ST_FAILED: Final = M.ST_FAILED
 _TERMINAL: Final = frozenset(s for s in range(len(M.STATES)) if M.ALLOWED[s] in ((), ("eof",)))
 _FIRST_TERMINAL: Final = min(_TERMINAL)
 assert set(range(_FIRST_TERMINAL, len(M.STATES))) == _TERMINAL, "terminal states must be declared last"
+
+#: the usage object's counts (written back by _writers/openai_responses.py)
+USAGE: Final = UsageWire(
+    (
+        (("input_tokens",), "input_raw"),
+        (("input_tokens_details", "cached_tokens"), "cached"),
+        (("output_tokens",), "output_raw"),
+        (("output_tokens_details", "reasoning_tokens"), "thoughts"),
+    ),
+    {"input_raw": ("prompt", "cached"), "output_raw": ("response", "thoughts")},
+)
 
 _SYMBOL_OF_TYPE: Final[dict[str, int]] = {
     "response.created": M.SY_CREATED,
@@ -892,10 +904,11 @@ class OpenAIResponses(MachineHandler):
         usage = response.get("usage")
         if type(usage) is not dict:
             return
-        input_tokens = _int(usage.get("input_tokens"))
-        output_tokens = _int(usage.get("output_tokens"))
-        cached = _int(_dict(usage.get("input_tokens_details")).get("cached_tokens"))
-        reasoning = _int(_dict(usage.get("output_tokens_details")).get("reasoning_tokens"))
+        counts = USAGE.read(usage)
+        input_tokens = counts.get("input_raw")
+        output_tokens = counts.get("output_raw")
+        cached = counts.get("cached")
+        reasoning = counts.get("thoughts")
         prompt = input_tokens - (cached or 0) if input_tokens is not None else None
         response_tokens = output_tokens - (reasoning or 0) if output_tokens is not None else None
         if response_tokens is not None and response_tokens < 0:

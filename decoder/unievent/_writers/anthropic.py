@@ -16,7 +16,7 @@ import orjson
 from unievent._events import DeltaItem, DoneItem, StopEvent, TextDelta, ThinkingDelta, ToolCallDelta, Usage
 from unievent._generated import anthropic as M
 from unievent._outcome import ProviderError
-from unievent._protocols.anthropic import _FINISH_MAP, REDACTED_THINKING
+from unievent._protocols.anthropic import _FINISH_MAP, REDACTED_THINKING, USAGE
 from unievent._writers.base import Writer, sse_frame
 
 __all__ = ["AnthropicWriter", "anthropic_usage"]
@@ -31,17 +31,8 @@ NATIVE_FINISH["unknown"] = "refusal"
 
 
 def anthropic_usage(usage: Usage) -> dict[str, Any]:
-    """MMSP usage as a message_delta `usage` object."""
-    out: dict[str, Any] = {}
-    if usage.prompt_tokens is not None:
-        out["input_tokens"] = usage.prompt_tokens
-    if usage.cached_tokens is not None:
-        out["cache_read_input_tokens"] = usage.cached_tokens
-    if usage.response_tokens is not None:
-        out["output_tokens"] = usage.response_tokens + (usage.thoughts_tokens or 0)
-    if usage.thoughts_tokens is not None:
-        out["output_tokens_details"] = {"thinking_tokens": usage.thoughts_tokens}
-    return out
+    """MMSP usage as a message_delta `usage` object (the reader's own table)."""
+    return USAGE.write(usage)
 
 
 class AnthropicWriter(Writer):

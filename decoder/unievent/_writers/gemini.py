@@ -29,6 +29,7 @@ from unievent._events import (
 from unievent._generated import gemini as M
 from unievent._grammar import parse_arguments
 from unievent._outcome import ProviderError
+from unievent._protocols.gemini import USAGE
 from unievent._writers.base import Writer
 
 __all__ = ["GeminiWriter", "gemini_usage"]
@@ -41,17 +42,8 @@ NATIVE_FINISH: dict[str, str] = {"stop": "STOP", "tool_call": "STOP", "length": 
 
 
 def gemini_usage(usage: Usage) -> dict[str, Any]:
-    """MMSP usage as `usageMetadata` (promptTokenCount counts cached tokens)."""
-    out: dict[str, Any] = {}
-    if usage.prompt_tokens is not None:
-        out["promptTokenCount"] = usage.prompt_tokens + (usage.cached_tokens or 0)
-    if usage.cached_tokens is not None:
-        out["cachedContentTokenCount"] = usage.cached_tokens
-    if usage.thoughts_tokens is not None:
-        out["thoughtsTokenCount"] = usage.thoughts_tokens
-    if usage.response_tokens is not None:
-        out["candidatesTokenCount"] = usage.response_tokens
-    return out
+    """MMSP usage as `usageMetadata` (the reader's own table)."""
+    return USAGE.write(usage)
 
 
 class GeminiWriter(Writer):

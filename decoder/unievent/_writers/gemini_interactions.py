@@ -15,6 +15,7 @@ from typing import Any, ClassVar
 from unievent._events import DeltaItem, DoneItem, StopEvent, TextDelta, ThinkingDelta, ToolCallDelta, Usage
 from unievent._generated import gemini_interactions as M
 from unievent._outcome import ProviderError
+from unievent._protocols.gemini_interactions import USAGE
 from unievent._writers.base import Writer, sse_frame
 
 __all__ = ["GeminiInteractionsWriter", "interactions_usage"]
@@ -28,17 +29,8 @@ STATUS_OF_FINISH: dict[str, str] = {
 
 
 def interactions_usage(usage: Usage) -> dict[str, Any]:
-    """MMSP usage as an interaction's `usage` (total_input_tokens counts cached ones)."""
-    out: dict[str, Any] = {}
-    if usage.prompt_tokens is not None:
-        out["total_input_tokens"] = usage.prompt_tokens + (usage.cached_tokens or 0)
-    if usage.cached_tokens is not None:
-        out["total_cached_tokens"] = usage.cached_tokens
-    if usage.thoughts_tokens is not None:
-        out["total_thought_tokens"] = usage.thoughts_tokens
-    if usage.response_tokens is not None:
-        out["total_output_tokens"] = usage.response_tokens
-    return out
+    """MMSP usage as an interaction's `usage` (the reader's own table)."""
+    return USAGE.write(usage)
 
 
 class GeminiInteractionsWriter(Writer):

@@ -14,7 +14,7 @@ from typing import Any, ClassVar
 from unievent._events import DeltaItem, DoneItem, StopEvent, TextDelta, ThinkingDelta, ToolCallDelta, Usage
 from unievent._generated import openai_chat as M
 from unievent._outcome import ProviderError
-from unievent._protocols.openai_chat import _FINISH_MAP
+from unievent._protocols.openai_chat import _FINISH_MAP, USAGE
 from unievent._writers.base import Writer, sse_frame
 
 __all__ = ["OpenAIChatWriter", "chat_usage"]
@@ -25,18 +25,10 @@ NATIVE_FINISH["unknown"] = "content_filter"
 
 
 def chat_usage(usage: Usage) -> dict[str, Any]:
-    """MMSP usage as a Chat Completions `usage` object."""
-    out: dict[str, Any] = {}
-    if usage.prompt_tokens is not None:
-        out["prompt_tokens"] = usage.prompt_tokens + (usage.cached_tokens or 0)
-    if usage.response_tokens is not None:
-        out["completion_tokens"] = usage.response_tokens + (usage.thoughts_tokens or 0)
+    """MMSP usage as a Chat Completions `usage` object (the reader's own table)."""
+    out = USAGE.write(usage)
     if "prompt_tokens" in out and "completion_tokens" in out:
         out["total_tokens"] = out["prompt_tokens"] + out["completion_tokens"]
-    if usage.cached_tokens is not None:
-        out["prompt_tokens_details"] = {"cached_tokens": usage.cached_tokens}
-    if usage.thoughts_tokens is not None:
-        out["completion_tokens_details"] = {"reasoning_tokens": usage.thoughts_tokens}
     return out
 
 

@@ -17,7 +17,7 @@ import orjson
 from unievent._events import DeltaItem, DoneItem, StopEvent, TextDelta, ThinkingDelta, ToolCallDelta, Usage
 from unievent._generated import openai_responses as M
 from unievent._outcome import ProviderError
-from unievent._protocols.openai_responses import _SYMBOL_OF_ITEM, _SYMBOL_OF_TYPE
+from unievent._protocols.openai_responses import _SYMBOL_OF_ITEM, _SYMBOL_OF_TYPE, USAGE
 from unievent._side import SideEvent
 from unievent._writers.base import Writer, sse_frame
 
@@ -25,16 +25,8 @@ __all__ = ["OpenAIResponsesWriter", "responses_usage"]
 
 
 def responses_usage(usage: Usage) -> dict[str, Any]:
-    """MMSP usage as a Responses `usage` object."""
-    out: dict[str, Any] = {}
-    if usage.prompt_tokens is not None:
-        out["input_tokens"] = usage.prompt_tokens + (usage.cached_tokens or 0)
-    if usage.cached_tokens is not None:
-        out["input_tokens_details"] = {"cached_tokens": usage.cached_tokens}
-    if usage.response_tokens is not None:
-        out["output_tokens"] = usage.response_tokens + (usage.thoughts_tokens or 0)
-    if usage.thoughts_tokens is not None:
-        out["output_tokens_details"] = {"reasoning_tokens": usage.thoughts_tokens}
+    """MMSP usage as a Responses `usage` object (the reader's own table)."""
+    out = USAGE.write(usage)
     if "input_tokens" in out and "output_tokens" in out:
         out["total_tokens"] = out["input_tokens"] + out["output_tokens"]
     return out
