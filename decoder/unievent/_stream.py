@@ -160,20 +160,13 @@ def _decoder_for(protocol: ProtocolName, source: Source | AsyncSource, options: 
 # --- sync -------------------------------------------------------------------------------
 
 
-class Stream(Generic[E]):
-    """A response being decoded (see `unievent.stream`).
+class _Reading(Generic[E]):
+    """What Stream and AsyncStream share: the decoder, what the caller sees so far, and
+    the outcome once the stream has ended."""
 
-    Iterate it for the events.  After the loop, on every end: `outcome`, `message`,
-    `model`.  `text_stream` yields only text; `final_message()` reads to the end;
-    `snapshot()` is the message so far; `close()` cancels.  A context manager that
-    closes the response.
-    """
-
-    def __init__(self, source: Source, decoder: StreamDecoder) -> None:
-        self._source = source
+    def __init__(self, decoder: StreamDecoder) -> None:
         self._decoder = decoder
         self._seen = _Snapshot()
-        self._events: Generator[Any, None, None] | None = None
         self._closed = False
         #: the Outcome, once the stream has ended (None before)
         self.outcome: Outcome | None = None
@@ -192,6 +185,34 @@ class Stream(Generic[E]):
     def model(self) -> str | None:
         """The model the provider named, once the stream has ended."""
         return None if self.outcome is None else self.outcome.model
+
+    def snapshot(self) -> Message:
+        """The message so far: the done items, then the open item (a tool call's
+        arguments parsed as far as they go, as of the last eighth of growth)."""
+        if self.outcome is not None:
+            return self.outcome.message
+        return self._seen.message()
+
+    def _refuse(self, status: int, content_type: str | None, body: bytes) -> HTTPStatusError:
+        """The error of a status that is not 2xx; the stream ends cancelled."""
+        self._closed = True
+        self.outcome = self._decoder.abort()
+        return _status_error(status, content_type, body)
+
+
+class Stream(_Reading[E]):
+    """A response being decoded (see `unievent.stream`).
+
+    Iterate it for the events.  After the loop, on every end: `outcome`, `message`,
+    `model`.  `text_stream` yields only text; `final_message()` reads to the end;
+    `snapshot()` is the message so far; `close()` cancels.  A context manager that
+    closes the response.
+    """
+
+    def __init__(self, source: Source, decoder: StreamDecoder) -> None:
+        super().__init__(decoder)
+        self._source = source
+        self._events: Generator[Any, None, None] | None = None
 
     def __enter__(self) -> Stream[E]:
         self._check_status()
@@ -226,13 +247,6 @@ class Stream(Generic[E]):
         self.outcome.raise_for_end()
         return self.outcome.message
 
-    def snapshot(self) -> Message:
-        """The message so far: the done items, then the open item (a tool call's
-        arguments parsed as far as they go, as of the last eighth of growth)."""
-        if self.outcome is not None:
-            return self.outcome.message
-        return self._seen.message()
-
     def close(self) -> None:
         """Stop reading and close the response; an unfinished stream ends cancelled."""
         if self._closed:
@@ -254,13 +268,11 @@ class Stream(Generic[E]):
                 body += chunk
                 if len(body) >= HTTPStatusError.BODY_LIMIT:
                     break
-        except Exception:
+        except Exception:  # a body that fails to read says nothing more
             pass
-        self._closed = True
-        self.outcome = self._decoder.abort()
+        error = self._refuse(source.status or 0, source.content_type, bytes(body))
         source.close()
-        assert source.status is not None
-        raise _status_error(source.status, source.content_type, bytes(body))
+        raise error
 
     def _run(self) -> Generator[Any, None, None]:
         decoder = self._decoder
@@ -317,34 +329,15 @@ def stream(source: Any, protocol: ProtocolName = "auto", **options: Any) -> Stre
 # --- async ------------------------------------------------------------------------------
 
 
-class AsyncStream(Generic[E]):
+class AsyncStream(_Reading[E]):
     """The async form of `Stream` (see `unievent.astream`): ``async for``, ``async
     with``, `text_stream`, ``await final_message()``, `snapshot()`, ``await close()``."""
 
     def __init__(self, source: AsyncSource, decoder: StreamDecoder) -> None:
+        super().__init__(decoder)
         self._source = source
-        self._decoder = decoder
-        self._seen = _Snapshot()
         self._events: AsyncGenerator[Any, None] | None = None
         self._checked = False
-        self._closed = False
-        #: the Outcome, once the stream has ended (None before)
-        self.outcome: Outcome | None = None
-
-    @property
-    def protocol(self) -> str:
-        """The protocol decoding the stream (with "auto", once a frame named it)."""
-        return self._decoder.protocol
-
-    @property
-    def message(self) -> Message | None:
-        """The assembled message, once the stream has ended."""
-        return None if self.outcome is None else self.outcome.message
-
-    @property
-    def model(self) -> str | None:
-        """The model the provider named, once the stream has ended."""
-        return None if self.outcome is None else self.outcome.model
 
     async def __aenter__(self) -> AsyncStream[E]:
         await self._check_status()
@@ -378,12 +371,6 @@ class AsyncStream(Generic[E]):
         self.outcome.raise_for_end()
         return self.outcome.message
 
-    def snapshot(self) -> Message:
-        """The message so far (see Stream.snapshot)."""
-        if self.outcome is not None:
-            return self.outcome.message
-        return self._seen.message()
-
     async def close(self) -> None:
         """Stop reading and close the response; an unfinished stream ends cancelled."""
         if self._closed:
@@ -408,13 +395,11 @@ class AsyncStream(Generic[E]):
                 body += chunk
                 if len(body) >= HTTPStatusError.BODY_LIMIT:
                     break
-        except Exception:
+        except Exception:  # a body that fails to read says nothing more
             pass
-        self._closed = True
-        self.outcome = self._decoder.abort()
+        error = self._refuse(source.status or 0, source.content_type, bytes(body))
         await source.close()
-        assert source.status is not None
-        raise _status_error(source.status, source.content_type, bytes(body))
+        raise error
 
     async def _run(self) -> AsyncGenerator[Any, None]:
         decoder = self._decoder
