@@ -130,3 +130,18 @@ def test_a_first_line_over_the_cap_is_one_json_body_under_auto() -> None:
     decoder = unievent.StreamDecoder("auto", max_frame=100)
     with pytest.raises(unievent.FrameTooLargeError):
         decoder.push(b'{"x": "' + b"a" * 200)
+
+
+def test_an_empty_body_or_blank_lines_only_is_truncated() -> None:
+    assert run(b"")[1].end == "truncated"
+    assert run(b"\n\r\n  \n")[1].end == "truncated"
+    _, outcome = run(b"\n\n" + THINK_THEN_ANSWER)
+    assert (outcome.end, outcome.message.items) == ("complete", ANSWER)
+
+
+def test_object_lines_that_do_not_parse_before_any_that_does_are_the_body() -> None:
+    pretty = orjson.dumps({"error": {"code": 500, "message": "boom"}, "detail": [{"a": 1}]}, option=orjson.OPT_INDENT_2)
+    _, outcome = every_split(pretty)
+    assert outcome.end == "failed" and outcome.error is not None and outcome.error.message == "boom"  # the JSON error body
+    _, later = run(b'{"not json\n' + THINK_THEN_ANSWER)
+    assert (later.end, later.message.items, later.skipped_frames, later.body) == ("complete", ANSWER, 0, None)
