@@ -52,6 +52,7 @@ PROTOCOLS = (
     "openai_embeddings",
     "gemini_embeddings",
     "ollama",
+    "cohere",
 )
 MAX_FRAME = 64 * 1024  # small enough that an overlong line is cheap to build
 BYTEWISE_LIMIT = 12_000  # inputs up to this size are also fed byte by byte
@@ -158,6 +159,23 @@ def suite_seeds() -> list[Seed]:
         "usage": {"prompt_tokens": 6, "total_tokens": 6},
     }
     gemini_embeddings = {"embeddings": [{"values": floats}, {"values": [0.5]}], "usageMetadata": {"promptTokenCount": 2}}
+    cohere: list[dict[str, Any]] = [
+        {"id": "3ec845ed", "type": "message-start", "delta": {"message": {"role": "assistant", "content": [], "tool_plan": "", "tool_calls": [], "citations": []}}},
+        {"type": "tool-plan-delta", "delta": {"message": {"tool_plan": "plan"}}},
+        {"type": "content-start", "index": 0, "delta": {"message": {"content": {"type": "thinking", "thinking": ""}}}},
+        {"type": "content-delta", "index": 0, "delta": {"message": {"content": {"thinking": "hm"}}}},
+        {"type": "content-end", "index": 0},
+        {"type": "content-start", "index": 1, "delta": {"message": {"content": {"type": "text", "text": ""}}}},
+        {"type": "content-delta", "index": 1, "delta": {"message": {"content": {"text": "Hi ✓"}}}},
+        {"type": "citation-start", "index": 0, "delta": {"message": {"citations": {"start": 0, "end": 2, "text": "Hi", "sources": []}}}},
+        {"type": "citation-end", "index": 0},
+        {"type": "content-end", "index": 1},
+        {"type": "tool-call-start", "index": 0, "delta": {"message": {"tool_calls": {"id": "f_1", "type": "function", "function": {"name": "f", "arguments": ""}}}}},
+        {"type": "tool-call-delta", "index": 0, "delta": {"message": {"tool_calls": {"function": {"arguments": '{"q": 1}'}}}}},
+        {"type": "tool-call-end", "index": 0},
+        {"type": "message-end", "delta": {"finish_reason": "TOOL_CALL", "usage": {"billed_units": {"input_tokens": 4, "output_tokens": 9},
+                                                                             "tokens": {"input_tokens": 70, "output_tokens": 9}, "cached_tokens": 20}}},
+    ]
     at = {"model": "qwen3", "created_at": "2025-10-26T17:15:24.097767Z"}
     ollama: list[dict[str, Any]] = [
         {**at, "message": {"role": "assistant", "content": "", "thinking": "hm"}, "done": False},
@@ -181,6 +199,7 @@ def suite_seeds() -> list[Seed]:
         ("openai_embeddings", "suite/openai-embeddings", orjson.dumps(openai_embeddings, option=orjson.OPT_INDENT_2)),
         ("gemini_embeddings", "suite/gemini-embeddings", orjson.dumps(gemini_embeddings)),
         ("ollama", "suite/ollama", b"".join(orjson.dumps(o) + b"\n" for o in ollama)),
+        ("cohere", "suite/cohere", b"".join(_frame(o) for o in cohere) + b"data: [DONE]\n\n"),
     ]
 
 
@@ -249,6 +268,10 @@ _TYPES = [
     "response.created", "response.output_item.added", "response.output_item.done", "response.output_text.delta",
     "response.completed", "response.failed", "response.function_call_arguments.delta", "error", "tool_use", "text",
 ]
+_KEBAB_TYPES = [
+    "message-start", "content-start", "content-delta", "content-end", "tool-plan-delta", "tool-call-start",
+    "tool-call-delta", "tool-call-end", "citation-start", "citation-end", "message-end", "debug", "text", "thinking",
+]
 
 
 def _mutate_json(rng: random.Random, payload: bytes) -> bytes | None:
@@ -274,7 +297,11 @@ def _mutate_json(rng: random.Random, payload: bytes) -> bytes | None:
     path = rng.choice(paths)
     key = path[-1] if path else None
     if key in ("type",) and rng.random() < 0.6:
-        replacement = json.dumps(rng.choice(_TYPES))
+        target = obj
+        for step in path[:-1]:
+            target = target[step]
+        kebab = type(target[key]) is str and "-" in target[key]  # Cohere's types
+        replacement = json.dumps(rng.choice(_KEBAB_TYPES if kebab else _TYPES))
     elif key in ("index", "output_index", "sequence_number") and rng.random() < 0.6:
         replacement = rng.choice(["0", "1", "2", "-1", "null", '"1"', "99"])
     elif key in ("id", "call_id", "item_id", "tool_call_id") and rng.random() < 0.6:

@@ -27,6 +27,7 @@ ProtocolName: TypeAlias = Literal[
     "openai_embeddings",
     "gemini_embeddings",
     "ollama",
+    "cohere",
 ]
 #: how a body is framed (`framing=`): SSE, one streamed JSON array, one JSON body, or
 #: JSON lines

@@ -34,6 +34,7 @@ URL_MARKERS: Final[tuple[tuple[str, str], ...]] = (
     ("/chat/completions", "openai_chat"),
     ("/api/chat", "ollama"),
     ("/api/generate", "ollama"),
+    ("/v2/chat", "cohere"),
     ("/interactions", "gemini_interactions"),
     ("/v1/stream", "mmsp"),
     ("/messages", "anthropic"),
@@ -62,6 +63,22 @@ _ANTHROPIC_TYPES: Final = frozenset(
     )
 )
 _INTERACTIONS_PREFIXES: Final = ("interaction.", "step.")
+#: `type` values of Cohere v2's frames (kebab-case, unlike any other wire's)
+_COHERE_TYPES: Final = frozenset(
+    (
+        "message-start",
+        "content-start",
+        "content-delta",
+        "content-end",
+        "tool-plan-delta",
+        "tool-call-start",
+        "tool-call-delta",
+        "tool-call-end",
+        "citation-start",
+        "citation-end",
+        "message-end",
+    )
+)
 
 
 def from_url(url: str) -> tuple[str | None, str]:
@@ -93,6 +110,8 @@ def from_frame(event: str | None, obj: dict[str, Any]) -> tuple[str | None, str]
             return "openai_responses", f"type {kind!r}"
         if kind in _ANTHROPIC_TYPES:
             return "anthropic", f"type {kind!r}"
+        if kind in _COHERE_TYPES:
+            return "cohere", f"type {kind!r}"
     if obj.get("object") in ("chat.completion.chunk", "chat.completion") or type(obj.get("choices")) is list:
         return "openai_chat", "object chat.completion.chunk" if "object" in obj else "a choices list"
     if type(obj.get("candidates")) is list or type(obj.get("promptFeedback")) is dict:
@@ -115,6 +134,8 @@ def from_frame(event: str | None, obj: dict[str, Any]) -> tuple[str | None, str]
             return "anthropic", f"the event name {event!r}"
         if event.startswith(_INTERACTIONS_PREFIXES):
             return "gemini_interactions", f"the event name {event!r}"
+        if event in _COHERE_TYPES:
+            return "cohere", f"the event name {event!r}"
     return None, ""
 
 

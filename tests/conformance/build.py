@@ -2158,11 +2158,83 @@ def ollama_cases() -> None:
          split_at(ochat("a") + ochat("x" * 300), 150), {"max_frame": 200}, raises="FrameTooLargeError", end="failed", error_type="frame_too_large", text="a")
 
 
+# =========================================================================================
+# Cohere v2 chat
+# =========================================================================================
+
+COHERE = "cohere"
+C_DONE = b"data: [DONE]\n\n"
+
+
+def cframe(obj: dict[str, Any]) -> bytes:
+    return f"event: {obj['type']}\ndata: {dumps(obj)}\n\n".encode()
+
+
+def cstart() -> dict[str, Any]:
+    empty = {"role": "assistant", "content": [], "tool_plan": "", "tool_calls": [], "citations": []}
+    return {"id": "3ec845ed-ebb1-4223-9648-4e5632d5c6b5", "type": "message-start", "delta": {"message": empty}}
+
+
+def ccontent(index: int, text: str, kind: str = "text") -> list[dict[str, Any]]:
+    return [
+        {"type": "content-start", "index": index, "delta": {"message": {"content": {"type": kind, kind: ""}}}},
+        {"type": "content-delta", "index": index, "delta": {"message": {"content": {kind: text}}}},
+        {"type": "content-end", "index": index},
+    ]
+
+
+def cend(reason: str = "COMPLETE", **delta: Any) -> dict[str, Any]:
+    usage = {"billed_units": {"input_tokens": 12, "output_tokens": 7}, "tokens": {"input_tokens": 507, "output_tokens": 10}, "cached_tokens": 448}
+    return {"type": "message-end", "delta": {"finish_reason": reason, "usage": delta.pop("usage", usage), **delta}}
+
+
+def cwire(*objs: dict[str, Any], done: bool = True) -> bytes:
+    return b"".join(cframe(o) for o in objs) + (C_DONE if done else b"")
+
+
+def cohere_cases() -> None:
+    p = COHERE
+    hello = cwire(cstart(), *ccontent(0, "Hi, w\u00f6rld"), cend())
+    case(p, "a_text_block_is_one_text_item_then_the_stop", "content-delta text is text; message-end COMPLETE is stop; prompt_tokens are the input tokens not served from the cache.",
+         cut_after(hello, (b"\xc3", 1), (b"[DONE]", 3)), dones=[TextDone("Hi, w\u00f6rld")], usage=Usage(448, 59, None, 10), finish_reason="stop",
+         native="COMPLETE", extras={"billed_units": {"input_tokens": 12, "output_tokens": 7}, "response_id": "3ec845ed-ebb1-4223-9648-4e5632d5c6b5"}, end="complete")
+    plan = [{"type": "tool-plan-delta", "delta": {"message": {"tool_plan": t}}} for t in ("I will", " check.")]
+    call = [
+        {"type": "tool-call-start", "index": 0, "delta": {"message": {"tool_calls": {"id": "get_weather_y46ar19t5gvw", "type": "function", "function": {"name": "get_weather", "arguments": ""}}}}},
+        {"type": "tool-call-delta", "index": 0, "delta": {"message": {"tool_calls": {"function": {"arguments": '{"city": '}}}}},
+        {"type": "tool-call-delta", "index": 0, "delta": {"message": {"tool_calls": {"function": {"arguments": '"Tokyo"}'}}}}},
+        {"type": "tool-call-end", "index": 0},
+    ]
+    case(p, "the_tool_plan_is_thinking_and_a_call_streams_its_arguments", "tool-plan-delta is thinking, closed by the next frame of another kind; tool-call-delta fragments are the arguments; TOOL_CALL is tool_call.",
+         bytewise(cwire(cstart(), *plan, *call, cend("TOOL_CALL"))), dones=[ThinkingDone("I will check."), ToolCallDone("get_weather", {"city": "Tokyo"}, "get_weather_y46ar19t5gvw")],
+         finish_reason="tool_call", anomalies={})
+    case(p, "thinking_then_text_are_two_items", "A thinking content block is thinking, the text block after it text.",
+         cwire(cstart(), *ccontent(0, "2 + 2 = 4", "thinking"), *ccontent(1, "4."), cend(), done=False), dones=[ThinkingDone("2 + 2 = 4"), TextDone("4.")], end="complete")
+    cited = {"start": 0, "end": 16, "text": "Emperor penguins", "sources": [{"type": "document", "id": "doc:0", "document": {"id": "doc:0", "title": "Tall penguins"}}], "type": "TEXT_CONTENT"}
+    text = ccontent(0, "Emperor penguins are the tallest.")
+    case(p, "citations_ride_on_their_text_item", "citation-start inside a text block is gathered and attached to its item as fidelity citations at content-end.",
+         cwire(cstart(), *text[:2], {"type": "citation-start", "index": 0, "delta": {"message": {"citations": cited}}}, {"type": "citation-end", "index": 0}, text[2], cend()),
+         dones=[TextDone("Emperor penguins are the tallest.", {"citations": [cited]})])
+    case(p, "finish_reason_error_fails_with_its_error", "message-end with finish_reason ERROR ends the stream failed with its error string; the text that arrived is kept.",
+         cwire(cstart(), *ccontent(0, "partial")[:2], cend("ERROR", usage={}, error="your request resulted in an invalid tool generation", error_type="INVALID_TOOL_GENERATION")),
+         end="failed", error=("your request resulted in an invalid tool generation", "INVALID_TOOL_GENERATION", None), text="partial")
+    case(p, "max_tokens_is_length", "MAX_TOKENS is the finish reason length.", cwire(cstart(), *ccontent(0, "a"), cend("MAX_TOKENS")), finish_reason="length", native="MAX_TOKENS")
+    case(p, "done_before_message_end_is_truncated", "[DONE] (or the end of the body) before message-end: the stream was cut short.",
+         cwire(cstart(), *ccontent(0, "a")), end="truncated", text="a")
+    case(p, "a_stream_without_message_start_or_content_start_is_recovered", "A missing message-start and content-start are implied by the first delta, each noted once.",
+         cwire({"type": "content-delta", "index": 0, "delta": {"message": {"content": {"text": "a"}}}}, {"type": "content-end", "index": 0}, cend()),
+         text="a", end="complete", anomalies={"implied_message_start": 1, "implied_block_start": 1})
+    case(p, "a_delta_for_a_block_that_ended_fails", "A delta for a block that already ended cannot be attributed: a protocol error naming the state and the event.",
+         cwire(cstart(), *ccontent(0, "a"), {"type": "content-delta", "index": 0, "delta": {"message": {"content": {"text": "b"}}}}),
+         end="failed", error_type="protocol_error", error_in=["content-delta for block 0, which already ended", "'message'"], text="a")
+
+
 gemini_cases()
 interactions_cases()
 mmsp_cases()
 embeddings_cases()
 ollama_cases()
+cohere_cases()
 
 
 # --- the command ------------------------------------------------------------------------

@@ -8,6 +8,7 @@ import attrs
 
 from unievent._protocols import (
     anthropic,
+    cohere,
     gemini,
     gemini_embeddings,
     gemini_interactions,
@@ -55,5 +56,6 @@ PROTOCOLS: dict[str, ProtocolSpec] = {
             "Google Gemini embedContent and batchEmbedContents",
         ),
         ProtocolSpec("ollama", ollama.Ollama, ("ndjson",), "Ollama's native /api/chat and /api/generate"),
+        ProtocolSpec("cohere", cohere.Cohere, ("sse",), "Cohere v2 chat"),
     )
 }
