@@ -175,18 +175,25 @@ class OpenAIResponsesWriter(Writer):
         kind = self.item["type"]
         if kind == "reasoning":
             late = self.late  # the reasoning item's fidelity is read from its done
+            # the channel is fidelity too: the done names it only where it was named
+            named = late.get("channel")
+            recorded = bool(late.get("encrypted_content") or late.get("signature"))
+            if self.channel == "summary":
+                self._event("response.reasoning_summary_text.done", **self._where(), summary_index=0, text=text)
+                self._part("done", text)
+                if text and (named == "summary" or not recorded):
+                    self.item["summary"] = [{"type": "summary_text", "text": text}]
+            else:
+                self._event("response.reasoning_text.done", **self._where(), content_index=0, text=text)
+                if text and (named == "content" or not recorded):
+                    self.item["content"] = [{"type": "reasoning_text", "text": text}]
             for key in ("encrypted_content", "signature", "format"):
                 if key in late:
                     self.item[key] = late[key]
             if "reasoning_id" in late:
                 self.item["id"] = late["reasoning_id"]
-            if self.channel == "summary":
-                self._event("response.reasoning_summary_text.done", **self._where(), summary_index=0, text=text)
-                self._part("done", text)
-                self.item["summary"] = [{"type": "summary_text", "text": text}] if text else []
-            else:
-                self._event("response.reasoning_text.done", **self._where(), content_index=0, text=text)
-                self.item["content"] = [{"type": "reasoning_text", "text": text}]
+            elif recorded:  # its reader keeps the id of an item with encrypted content: there was none
+                del self.item["id"]
         elif kind == "message":
             self._event("response.output_text.done", **self._where(), content_index=0, text=text)
             self._part("done", text)
