@@ -25,12 +25,14 @@ from __future__ import annotations
 
 import argparse
 import base64
+import itertools
 import json
 import os
 import random
 import struct
 import sys
 import time
+import zlib
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -40,6 +42,8 @@ import orjson
 
 import unievent
 from unievent._decoder import StreamDecoder as RuntimeStreamDecoder  # takes any protocol name
+from unievent._framing.aws_eventstream import encode_frame
+from unievent._framing.sniff import is_prelude
 
 CORPUS = Path(__file__).resolve().parent.parent.parent / "shared" / "corpus"
 PROTOCOLS = (
@@ -53,6 +57,8 @@ PROTOCOLS = (
     "gemini_embeddings",
     "ollama",
     "cohere",
+    "bedrock_converse",
+    "bedrock_invoke",
 )
 MAX_FRAME = 64 * 1024  # small enough that an overlong line is cheap to build
 BYTEWISE_LIMIT = 12_000  # inputs up to this size are also fed byte by byte
@@ -159,6 +165,19 @@ def suite_seeds() -> list[Seed]:
         "usage": {"prompt_tokens": 6, "total_tokens": 6},
     }
     gemini_embeddings = {"embeddings": [{"values": floats}, {"values": [0.5]}], "usageMetadata": {"promptTokenCount": 2}}
+    converse: list[tuple[str, dict[str, Any]]] = [
+        ("messageStart", {"p": "abcdefgh", "role": "assistant"}),
+        ("contentBlockDelta", {"contentBlockIndex": 0, "delta": {"reasoningContent": {"text": "hm"}}, "p": "ab"}),
+        ("contentBlockDelta", {"contentBlockIndex": 0, "delta": {"reasoningContent": {"signature": "c2ln"}}, "p": "abc"}),
+        ("contentBlockStop", {"contentBlockIndex": 0, "p": "abcdefghijk"}),
+        ("contentBlockDelta", {"contentBlockIndex": 1, "delta": {"text": "Hi ✓"}, "p": "a"}),
+        ("contentBlockStop", {"contentBlockIndex": 1, "p": "abcdef"}),
+        ("contentBlockStart", {"contentBlockIndex": 2, "start": {"toolUse": {"name": "f", "toolUseId": "tooluse_1"}}, "p": "ab"}),
+        ("contentBlockDelta", {"contentBlockIndex": 2, "delta": {"toolUse": {"input": '{"q": 1}'}}, "p": "abc"}),
+        ("contentBlockStop", {"contentBlockIndex": 2, "p": "abcd"}),
+        ("messageStop", {"p": "abcdefghijklm", "stopReason": "tool_use"}),
+        ("metadata", {"metrics": {"latencyMs": 522}, "p": "ab", "usage": {"inputTokens": 13, "outputTokens": 82, "totalTokens": 95}}),
+    ]
     cohere: list[dict[str, Any]] = [
         {"id": "3ec845ed", "type": "message-start", "delta": {"message": {"role": "assistant", "content": [], "tool_plan": "", "tool_calls": [], "citations": []}}},
         {"type": "tool-plan-delta", "delta": {"message": {"tool_plan": "plan"}}},
@@ -200,7 +219,18 @@ def suite_seeds() -> list[Seed]:
         ("gemini_embeddings", "suite/gemini-embeddings", orjson.dumps(gemini_embeddings)),
         ("ollama", "suite/ollama", b"".join(orjson.dumps(o) + b"\n" for o in ollama)),
         ("cohere", "suite/cohere", b"".join(_frame(o) for o in cohere) + b"data: [DONE]\n\n"),
+        ("bedrock_converse", "suite/bedrock-converse", b"".join(_aws(name, o) for name, o in converse)),
+        ("bedrock_invoke", "suite/bedrock-invoke", b"".join(_aws("chunk", {"bytes": base64.b64encode(orjson.dumps(o)).decode(), "p": "abcd"}) for o in anthropic)),
     ]
+
+
+def _aws(name: str, payload: dict[str, Any]) -> bytes:
+    """An AWS event-stream frame as Bedrock writes it (`exception:<type>` names an exception frame)."""
+    if name.startswith("exception:"):
+        headers = [(":exception-type", name[10:]), (":content-type", "application/json"), (":message-type", "exception")]
+    else:
+        headers = [(":event-type", name), (":content-type", "application/json"), (":message-type", "event")]
+    return encode_frame(headers, orjson.dumps(payload, option=orjson.OPT_SORT_KEYS))
 
 
 def corpus_seeds() -> list[Seed]:
@@ -210,9 +240,14 @@ def corpus_seeds() -> list[Seed]:
         return []
     seeds = []
     for entry in json.loads(manifest.read_text()):
-        if entry["protocol"] in unievent.PROTOCOLS:
-            seeds.append((entry["protocol"], entry["file"], (CORPUS / entry["file"]).read_bytes()))
+        protocol = _CORPUS_PROTOCOLS.get(entry["protocol"], entry["protocol"])
+        if protocol in unievent.PROTOCOLS:
+            seeds.append((protocol, entry["file"], (CORPUS / entry["file"]).read_bytes()))
     return seeds
+
+
+#: the corpus's protocol names that name no protocol here (every recorded bedrock stream is ConverseStream)
+_CORPUS_PROTOCOLS = {"bedrock": "bedrock_converse"}
 
 
 # --- mutations -----------------------------------------------------------------------------
@@ -231,13 +266,45 @@ def _separator(body: bytes) -> bytes:
     return b"\n\n"
 
 
+def _aws_frames(body: bytes) -> list[bytes] | None:
+    """The frames of an AWS event stream, by their lengths (None: the body is none; a
+    tail that is no whole frame is a last piece of its own)."""
+    if len(body) < 12 or not is_prelude(body[:12]):
+        return None
+    frames, pos = [], 0
+    while pos < len(body):
+        total = struct.unpack_from(">I", body, pos)[0] if len(body) - pos >= 12 else 0
+        if total < 16 or pos + total > len(body):
+            frames.append(body[pos:])
+            break
+        frames.append(body[pos : pos + total])
+        pos += total
+    return frames
+
+
+def _reframe(frame: bytes, payload: bytes) -> bytes:
+    """An event-stream frame with the same headers and another payload, its CRCs right."""
+    headers_length = struct.unpack_from(">I", frame, 4)[0]
+    block = frame[12 : 12 + headers_length]
+    prelude = struct.pack(">II", 16 + len(block) + len(payload), len(block))
+    message = prelude + struct.pack(">I", zlib.crc32(prelude)) + block + payload
+    return message + struct.pack(">I", zlib.crc32(message))
+
+
 def _frames(body: bytes) -> list[bytes]:
+    binary = _aws_frames(body)
+    if binary is not None:
+        return binary
     end = _separator(body)
     parts = body.split(end)
     return [p + end for p in parts[:-1]] + ([parts[-1]] if parts[-1] else [])
 
 
 def _boundaries(body: bytes) -> list[int]:
+    binary = _aws_frames(body)
+    if binary is not None:
+        ends = list(itertools.accumulate(len(f) for f in binary))
+        return ends or [len(body)]
     end = _separator(body)
     found, pos = [], body.find(end)
     while pos >= 0:
@@ -397,6 +464,9 @@ def _overlong_line(rng: random.Random, body: bytes) -> bytes:
 
 
 def _json_value(rng: random.Random, body: bytes) -> bytes:
+    binary = _aws_frames(body)
+    if binary is not None:
+        return _aws_json_value(rng, binary) or body
     frames = _frames(body)
     candidates = [i for i, f in enumerate(frames) if b"data: {" in f or f.startswith(b"{")]
     if not candidates:
@@ -415,6 +485,33 @@ def _json_value(rng: random.Random, body: bytes) -> bytes:
     if mutated is None:
         return body
     frames[i] = head + b"data: " + mutated + nl + tail
+    return b"".join(frames)
+
+
+def _aws_json_value(rng: random.Random, frames: list[bytes]) -> bytes | None:
+    """Change one value of one event-stream frame's JSON (inside the base64 `bytes` of an
+    InvokeModel chunk, mostly), the frame's CRCs written right."""
+    whole = [i for i, f in enumerate(frames) if len(f) >= 16 and len(f) == struct.unpack_from(">I", f)[0]]
+    if not whole:
+        return None
+    i = rng.choice(whole)
+    frame = frames[i]
+    headers_length = struct.unpack_from(">I", frame, 4)[0]
+    payload = frame[12 + headers_length : -4]
+    try:
+        obj = orjson.loads(payload)
+    except orjson.JSONDecodeError:
+        return None
+    if type(obj) is dict and type(obj.get("bytes")) is str and rng.random() < 0.8:
+        inner = _mutate_json(rng, base64.b64decode(obj["bytes"]))
+        if inner is None:
+            return None
+        mutated: bytes | None = orjson.dumps({**obj, "bytes": base64.b64encode(inner).decode()})
+    else:
+        mutated = _mutate_json(rng, payload)
+    if mutated is None:
+        return None
+    frames[i] = _reframe(frame, mutated)
     return b"".join(frames)
 
 

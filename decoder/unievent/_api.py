@@ -28,10 +28,12 @@ ProtocolName: TypeAlias = Literal[
     "gemini_embeddings",
     "ollama",
     "cohere",
+    "bedrock_converse",
+    "bedrock_invoke",
 ]
-#: how a body is framed (`framing=`): SSE, one streamed JSON array, one JSON body, or
-#: JSON lines
-Framing: TypeAlias = Literal["sse", "json_array", "json_body", "ndjson"]
+#: how a body is framed (`framing=`): SSE, one streamed JSON array, one JSON body, JSON
+#: lines, or AWS event-stream binary frames
+Framing: TypeAlias = Literal["sse", "json_array", "json_body", "ndjson", "aws_eventstream"]
 #: what a decoder with side_events=True yields
 AnyEvent: TypeAlias = Event | SideEvent
 

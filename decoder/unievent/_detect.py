@@ -35,6 +35,8 @@ URL_MARKERS: Final[tuple[tuple[str, str], ...]] = (
     ("/api/chat", "ollama"),
     ("/api/generate", "ollama"),
     ("/v2/chat", "cohere"),
+    ("/converse-stream", "bedrock_converse"),
+    ("/invoke-with-response-stream", "bedrock_invoke"),
     ("/interactions", "gemini_interactions"),
     ("/v1/stream", "mmsp"),
     ("/messages", "anthropic"),
@@ -47,6 +49,7 @@ FRAMING_OF_CONTENT_TYPE: Final[dict[str, str]] = {
     "text/event-stream": "sse",
     "application/json": "json",
     "application/x-ndjson": "ndjson",
+    "application/vnd.amazon.eventstream": "aws_eventstream",
 }
 
 #: `type` values of Anthropic's frames (its `error` and Responses' `error` are alike:
@@ -63,6 +66,10 @@ _ANTHROPIC_TYPES: Final = frozenset(
     )
 )
 _INTERACTIONS_PREFIXES: Final = ("interaction.", "step.")
+#: event names (`:event-type`) of ConverseStream's frames but `metadata`
+_CONVERSE_EVENTS: Final = frozenset(
+    ("messageStart", "contentBlockStart", "contentBlockDelta", "contentBlockStop", "messageStop")
+)
 #: `type` values of Cohere v2's frames (kebab-case, unlike any other wire's)
 _COHERE_TYPES: Final = frozenset(
     (
@@ -136,6 +143,10 @@ def from_frame(event: str | None, obj: dict[str, Any]) -> tuple[str | None, str]
             return "gemini_interactions", f"the event name {event!r}"
         if event in _COHERE_TYPES:
             return "cohere", f"the event name {event!r}"
+        if event in _CONVERSE_EVENTS:
+            return "bedrock_converse", f"the event type {event!r}"
+        if event == "chunk" and type(obj.get("bytes")) is str:
+            return "bedrock_invoke", "a chunk event with base64 bytes"
     return None, ""
 
 

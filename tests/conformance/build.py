@@ -26,6 +26,7 @@ import itertools
 import json
 import struct
 import sys
+import zlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -2229,12 +2230,113 @@ def cohere_cases() -> None:
          end="failed", error_type="protocol_error", error_in=["content-delta for block 0, which already ended", "'message'"], text="a")
 
 
+# =========================================================================================
+# Amazon Bedrock (AWS event-stream framing)
+# =========================================================================================
+
+CONVERSE = "bedrock_converse"
+INVOKE = "bedrock_invoke"
+
+
+def aws_frame(headers: list[tuple[str, str]], payload: bytes) -> bytes:
+    """One AWS event-stream frame with string headers, both CRC32s computed."""
+    block = b"".join(bytes((len(n),)) + n.encode() + b"\x07" + struct.pack(">H", len(v.encode())) + v.encode() for n, v in headers)
+    prelude = struct.pack(">II", 16 + len(block) + len(payload), len(block))
+    message = prelude + struct.pack(">I", zlib.crc32(prelude)) + block + payload
+    return message + struct.pack(">I", zlib.crc32(message))
+
+
+def bevent(name: str, payload: dict[str, Any], pad: str = "abcdefgh") -> bytes:
+    """A ConverseStream event as Bedrock writes it (keys sorted, the `p` padding)."""
+    body = json.dumps({**payload, "p": pad}, separators=(",", ":"), sort_keys=True, ensure_ascii=False).encode()
+    return aws_frame([(":event-type", name), (":content-type", "application/json"), (":message-type", "event")], body)
+
+
+def bexception(kind: str, message: str) -> bytes:
+    return aws_frame([(":exception-type", kind), (":content-type", "application/json"), (":message-type", "exception")], dumps({"message": message}).encode())
+
+
+def btext(index: int, value: str) -> bytes:
+    return bevent("contentBlockDelta", {"contentBlockIndex": index, "delta": {"text": value}})
+
+
+def bstop(index: int) -> bytes:
+    return bevent("contentBlockStop", {"contentBlockIndex": index})
+
+
+B_START = bevent("messageStart", {"role": "assistant"})
+
+
+def bend(reason: str = "end_turn", **usage: int) -> bytes:
+    counts = {"inputTokens": 13, "outputTokens": 82, "totalTokens": 95, **usage}
+    return bevent("messageStop", {"stopReason": reason}) + bevent("metadata", {"metrics": {"latencyMs": 522}, "usage": counts})
+
+
+def bedrock_cases() -> None:
+    p = CONVERSE
+    hello = B_START + btext(0, "Hello, w\u00f6rld") + bstop(0) + bend()
+    case(p, "a_text_block_without_a_start_then_the_stop_and_usage", "Text blocks begin with their first delta; the stop waits for metadata, whose usage it carries.",
+         split_at(hello, 5, 150, 151, 300), dones=[TextDone("Hello, w\u00f6rld")], usage=Usage(None, 13, None, 82), finish_reason="stop", native="end_turn",
+         extras={"metrics": {"latencyMs": 522}}, end="complete")
+    case(p, "frames_split_at_every_byte", "Frames split anywhere decode the same.", bytewise(hello), text="Hello, w\u00f6rld", end="complete")
+    reasoning = [bevent("contentBlockDelta", {"contentBlockIndex": 0, "delta": {"reasoningContent": m}}) for m in ({"text": "Hmm."}, {"signature": "Eu0CCkgIBxAB"})]
+    tool = [
+        bevent("contentBlockStart", {"contentBlockIndex": 1, "start": {"toolUse": {"name": "get_weather", "toolUseId": "tooluse_1"}}}),
+        bevent("contentBlockDelta", {"contentBlockIndex": 1, "delta": {"toolUse": {"input": '{"city":'}}}),
+        bevent("contentBlockDelta", {"contentBlockIndex": 1, "delta": {"toolUse": {"input": '"Tokyo"}'}}}),
+        bstop(1),
+    ]
+    case(p, "reasoning_keeps_its_signature_and_a_tool_use_streams_its_input", "A reasoning signature is fidelity on its thinking item; toolUse input fragments are the call's arguments; tool_use is tool_call.",
+         B_START + b"".join(reasoning) + bstop(0) + b"".join(tool) + bend("tool_use", cacheReadInputTokens=100, cacheWriteInputTokens=20),
+         dones=[ThinkingDone("Hmm.", {"signature": "Eu0CCkgIBxAB"}), ToolCallDone("get_weather", {"city": "Tokyo"}, "tooluse_1")],
+         usage=Usage(100, 33, None, 82), finish_reason="tool_call")
+    case(p, "an_exception_fails_with_its_type_and_message", "An exception frame ends the stream failed with its exception type and message; the text that arrived is kept.",
+         B_START + btext(0, "partial") + bexception("throttlingException", "Too many requests, please wait before trying again."),
+         end="failed", error=("Too many requests, please wait before trying again.", "throttlingException", None), text="partial")
+    bad = btext(0, "lost")
+    bad = bad[:-1] + bytes((bad[-1] ^ 1,))
+    case(p, "a_frame_whose_crc_fails_is_corrupt", "A frame whose message CRC does not match ends the stream failed (corrupt_frame); nothing after it is read.",
+         B_START + btext(0, "kept") + bad + btext(0, "never") + bend(), end="failed",
+         error=("corrupt event-stream frame: the message CRC does not match", "corrupt_frame", None), text="kept")
+    case(p, "a_frame_cut_at_the_end_is_truncated", "A body that ends inside a frame was cut: truncated.",
+         (B_START + btext(0, "a") + bstop(0) + bend())[:-40], end="truncated", text="a", anomalies={"no_metadata": 1, "cut_frame": 1})
+    case(p, "the_end_without_metadata_is_complete_without_usage", "A body that ends after messageStop without its metadata is complete, without usage; noted.",
+         B_START + btext(0, "a") + bstop(0) + bevent("messageStop", {"stopReason": "end_turn"}), end="complete", usage=Usage(None, None, None, None), anomalies={"no_metadata": 1})
+    case(p, "no_message_stop_is_truncated", "No messageStop: the stream was cut short.", B_START + btext(0, "a"), end="truncated", text="a")
+    case(p, "a_body_that_is_no_event_stream_is_kept", "A body whose first 12 bytes are no prelude is not an event stream, and kept.",
+         b"<html>502 Bad Gateway</html>", end="not_event_stream", body="<html>502 Bad Gateway</html>")
+    case(p, "a_length_over_the_cap_raises", "A prelude whose length is over max_frame raises FrameTooLargeError before the frame is gathered; the frames before it are decoded.",
+         split_at(B_START + btext(0, "a") + btext(0, "x" * 300), 200), {"max_frame": 250}, raises="FrameTooLargeError", end="failed", error_type="frame_too_large", text="a")
+    p = INVOKE
+    claude = [
+        {"type": "message_start", "message": {"model": "claude-sonnet-4-5-20250929", "id": "msg_bdrk_01", "type": "message", "role": "assistant", "content": [], "usage": {"input_tokens": 10, "output_tokens": 1}}},
+        {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}},
+        {"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": "Hi"}},
+        {"type": "content_block_stop", "index": 0},
+        {"type": "message_delta", "delta": {"stop_reason": "end_turn", "stop_sequence": None}, "usage": {"output_tokens": 15}},
+        {"type": "message_stop", "amazon-bedrock-invocationMetrics": {"inputTokenCount": 10, "outputTokenCount": 15, "invocationLatency": 1798, "firstByteLatency": 1507}},
+    ]
+    frames = [
+        aws_frame([(":event-type", "chunk"), (":content-type", "application/json"), (":message-type", "event")],
+                  dumps({"bytes": base64.b64encode(dumps(o).encode()).decode(), "p": "abcdefghijklmnopqr"}).encode())
+        for o in claude
+    ]
+    chunks = b"".join(frames)
+    case(p, "claude_events_inside_chunks_decode_as_anthropic", "Each chunk's base64 bytes are an Anthropic event, decoded as Anthropic's stream; the invocation metrics are kept.",
+         split_at(chunks, 100, 400), text="Hi", usage=Usage(None, 10, None, 15), finish_reason="stop", model="claude-sonnet-4-5-20250929",
+         extras={"invocation_metrics": {"inputTokenCount": 10, "outputTokenCount": 15, "invocationLatency": 1798, "firstByteLatency": 1507}}, end="complete")
+    case(p, "an_exception_fails_the_stream", "An exception frame (modelTimeoutException here) ends the stream failed with its type and message.",
+         b"".join(frames[:3]) + bexception("modelTimeoutException", "Model has timed out"), end="failed",
+         error=("Model has timed out", "modelTimeoutException", None), text="Hi")
+
+
 gemini_cases()
 interactions_cases()
 mmsp_cases()
 embeddings_cases()
 ollama_cases()
 cohere_cases()
+bedrock_cases()
 
 
 # --- the command ------------------------------------------------------------------------

@@ -27,6 +27,7 @@ from typing import Final
 import orjson
 
 from unievent._framing import Framer, FrameSink
+from unievent._framing.aws_eventstream import AWSEventStreamFramer
 from unievent._framing.json_array import JSONArrayFramer
 from unievent._framing.json_body import JSONBodyFramer
 from unievent._framing.ndjson import NDJSONFramer
@@ -40,6 +41,7 @@ FRAMERS: Final[dict[str, Callable[[FrameSink, str, int], Framer]]] = {
     "json_array": JSONArrayFramer,
     "json_body": JSONBodyFramer,
     "ndjson": NDJSONFramer,
+    "aws_eventstream": AWSEventStreamFramer,
 }
 
 _BLANK: Final = b" \t\r\n\xef\xbb\xbf"  # whitespace, and the bytes of a BOM

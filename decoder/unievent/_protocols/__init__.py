@@ -8,6 +8,8 @@ import attrs
 
 from unievent._protocols import (
     anthropic,
+    bedrock_converse,
+    bedrock_invoke,
     cohere,
     gemini,
     gemini_embeddings,
@@ -57,5 +59,17 @@ PROTOCOLS: dict[str, ProtocolSpec] = {
         ),
         ProtocolSpec("ollama", ollama.Ollama, ("ndjson",), "Ollama's native /api/chat and /api/generate"),
         ProtocolSpec("cohere", cohere.Cohere, ("sse",), "Cohere v2 chat"),
+        ProtocolSpec(
+            "bedrock_converse",
+            bedrock_converse.BedrockConverse,
+            ("aws_eventstream",),
+            "Amazon Bedrock ConverseStream",
+        ),
+        ProtocolSpec(
+            "bedrock_invoke",
+            bedrock_invoke.BedrockInvoke,
+            ("aws_eventstream",),
+            "Amazon Bedrock InvokeModelWithResponseStream (Claude, OpenAI and Nova models' own events)",
+        ),
     )
 }
