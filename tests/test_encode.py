@@ -15,6 +15,7 @@ import random
 from pathlib import Path
 from typing import Any
 
+import attrs
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -108,7 +109,9 @@ def streams(draw: st.DrawFn) -> list[Any]:
         else:
             calls += 1
             numbers = st.integers(-(2**63), 2**63 - 1)  # what JSON readers take as integers
-            arguments = draw(st.dictionaries(st.text(min_size=1, max_size=5), numbers | st.text(max_size=5), max_size=3))
+            arguments = draw(
+                st.dictionaries(st.text(min_size=1, max_size=5), numbers | st.text(max_size=5), max_size=3)
+            )
             text = json.dumps(arguments)
             cut = draw(st.integers(0, len(text)))
             name, call_id = f"tool_{calls}", f"call_{calls}"
@@ -124,6 +127,14 @@ def streams(draw: st.DrawFn) -> list[Any]:
     return events
 
 
+#: usage counts a wire has no field for (they are listed in the encoder's `dropped`)
+UNCARRIED_USAGE = {"cohere": ("thoughts_tokens",), "ollama": ("cached_tokens", "thoughts_tokens")}
+
+
+def carried_usage(protocol: str, usage: Usage) -> Usage:
+    return attrs.evolve(usage, **dict.fromkeys(UNCARRIED_USAGE.get(protocol, ()), None))
+
+
 @pytest.mark.parametrize("protocol", ANSWERS)
 @settings(max_examples=60, deadline=None)
 @given(events=streams())
@@ -134,7 +145,7 @@ def test_a_generated_stream_decodes_back_to_its_content(protocol: str, events: l
     assert outcome.end == "complete"
     assert content(outcome) == content(source)
     assert outcome.finish_reason == events[-1].finish_reason
-    assert outcome.usage == events[-1].usage
+    assert outcome.usage == carried_usage(protocol, events[-1].usage)
     assert outcome.anomalies == ()
 
 
@@ -237,7 +248,7 @@ def test_an_event_after_the_end_is_refused() -> None:
 
 
 def test_an_unknown_protocol_names_those_there_are() -> None:
-    with pytest.raises(unievent.EncodeError, match="no writer for it; there are: anthropic, gemini"):
+    with pytest.raises(unievent.EncodeError, match="no writer for it; there are: anthropic, cohere, gemini"):
         unievent.StreamEncoder("carrier_pigeon")
 
 
@@ -303,7 +314,7 @@ def test_a_recorded_stream_transcodes_to_every_protocol_with_the_same_content(
     assert content(again) == content(outcome)
     assert again.finish_reason == outcome.finish_reason
     if outcome.end == "complete":  # an error frame carries no usage
-        assert again.usage == outcome.usage
+        assert again.usage == carried_usage(target, outcome.usage)
     if outcome.end == "failed":
         assert again.error is not None and outcome.error is not None
         assert again.error.message == outcome.error.message
@@ -373,15 +384,23 @@ def test_embeddings_are_written_as_one_body_and_read_back() -> None:
     decoded, outcome = decode("openai_embeddings", body)
     assert decoded == events
     assert outcome.model == "text-embedding-3-small"
-    failed = unievent.StreamEncoder("openai_embeddings").fail(unievent.ProviderError("bad model", "invalid_request_error"))
+    failed = unievent.StreamEncoder("openai_embeddings").fail(
+        unievent.ProviderError("bad model", "invalid_request_error")
+    )
     assert decode("openai_embeddings", failed)[1].error == unievent.ProviderError(
-        "bad model", "invalid_request_error", None, {"message": "bad model", "type": "invalid_request_error", "code": None}
+        "bad model",
+        "invalid_request_error",
+        None,
+        {"message": "bad model", "type": "invalid_request_error", "code": None},
     )
 
 
 @pytest.mark.parametrize("text", ["Hi", "", 'quote " and \\ and \n', "日本 😀", "\x00\x1f"])
 def test_anthropics_delta_template_writes_what_the_generic_frame_writes(text: str) -> None:
-    for kind, field in ((b',"delta":{"type":"text_delta","text":', "text"), (b',"delta":{"type":"thinking_delta","thinking":', "thinking")):
+    for kind, field in (
+        (b',"delta":{"type":"text_delta","text":', "text"),
+        (b',"delta":{"type":"thinking_delta","thinking":', "thinking"),
+    ):
         fast, slow = AnthropicWriter(EncodeOptions()), AnthropicWriter(EncodeOptions())
         for writer in (fast, slow):
             writer.begin()
@@ -416,8 +435,13 @@ def test_mirobodys_tool_steps_and_final_records_are_written_back() -> None:
     last, outcome = decoder.finish()
     again = decode("openai_responses", unievent.encode(events + last, "openai_responses", response_id="resp_1"))[1]
     assert again.extras["tool_steps"] == outcome.extras["tool_steps"]
-    assert (again.extras["health_records"], again.extras["citations"]) == (outcome.extras["health_records"], outcome.extras["citations"])
-    assert [(e.kind, e.phase, e.item_id) for e in again.side_events] == [(e.kind, e.phase, e.item_id) for e in outcome.side_events]
+    assert (again.extras["health_records"], again.extras["citations"]) == (
+        outcome.extras["health_records"],
+        outcome.extras["citations"],
+    )
+    assert [(e.kind, e.phase, e.item_id) for e in again.side_events] == [
+        (e.kind, e.phase, e.item_id) for e in outcome.side_events
+    ]
     assert again.message.items == outcome.message.items
 
 

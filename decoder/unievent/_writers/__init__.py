@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from unievent._writers.anthropic import AnthropicWriter
 from unievent._writers.base import EncodeOptions, Writer
+from unievent._writers.cohere import CohereWriter
 from unievent._writers.gemini import GeminiWriter
 from unievent._writers.gemini_interactions import GeminiInteractionsWriter
 from unievent._writers.mmsp import MMSPWriter
+from unievent._writers.ollama import OllamaWriter
 from unievent._writers.openai_chat import OpenAIChatWriter
 from unievent._writers.openai_embeddings import OpenAIEmbeddingsWriter
 from unievent._writers.openai_responses import OpenAIResponsesWriter
@@ -24,6 +26,8 @@ WRITERS: dict[str, type[Writer]] = {
         GeminiInteractionsWriter,
         MMSPWriter,
         OpenAIEmbeddingsWriter,
+        CohereWriter,
+        OllamaWriter,
     )
 }
 

@@ -20,7 +20,11 @@ from unievent._events import DeltaEvent, DeltaItem, DoneItem, Fidelity, StopEven
 from unievent._outcome import ProviderError
 from unievent._side import SideEvent
 
-__all__ = ["EncodeOptions", "Writer", "sse_frame"]
+__all__ = ["RAW", "EncodeOptions", "Writer", "raw_arguments", "sse_frame", "with_raw"]
+
+#: a placeholder for a value written as the text it arrived as (see with_raw)
+RAW = "\x00unievent-raw\x00"
+_RAW_MARK = orjson.dumps(RAW)
 
 
 @attrs.frozen
@@ -40,6 +44,21 @@ def sse_frame(obj: Any, event: str | None = None) -> bytes:
     """One SSE frame of a JSON value (with its `event:` line when named)."""
     head = b"event: " + event.encode() + b"\n" if event is not None else b""
     return head + b"data: " + orjson.dumps(obj) + b"\n\n"
+
+
+def with_raw(obj: Any, raw: str) -> bytes:
+    """`obj` as JSON with its one RAW value replaced by `raw`, JSON text as it arrived:
+    a received value is never re-serialized.  RAW must come first in document order."""
+    return orjson.dumps(obj).replace(_RAW_MARK, raw.encode(), 1)
+
+
+def raw_arguments(parts: list[str], done: Any) -> str:
+    """A call's arguments as the text they arrived as (what the done holds, written
+    out, when that text was not a JSON object)."""
+    from unievent._grammar import parse_arguments  # noqa: PLC0415  (the grammar imports the events)
+
+    raw = "".join(parts).strip() or "{}"
+    return raw if parse_arguments(raw) is not None else orjson.dumps(done.arguments).decode()
 
 
 class Writer:

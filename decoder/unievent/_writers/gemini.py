@@ -10,7 +10,7 @@
 from __future__ import annotations
 
 import base64
-from typing import Any, ClassVar, Final
+from typing import Any, ClassVar
 
 import orjson
 
@@ -27,15 +27,11 @@ from unievent._events import (
     Usage,
 )
 from unievent._generated import gemini as M
-from unievent._grammar import parse_arguments
 from unievent._outcome import ProviderError
 from unievent._protocols.gemini import USAGE
-from unievent._writers.base import Writer
+from unievent._writers.base import RAW, Writer, raw_arguments, with_raw
 
 __all__ = ["GeminiWriter", "gemini_usage"]
-
-_ARGS_VALUE: Final = "\x00unievent-args\x00"  # where a call's arguments text goes
-_ARGS_MARK: Final = orjson.dumps(_ARGS_VALUE)
 
 #: MMSP's finish reason as Gemini says it (STOP also ends a turn that called tools)
 NATIVE_FINISH: dict[str, str] = {"stop": "STOP", "tool_call": "STOP", "length": "MAX_TOKENS", "unknown": "OTHER"}
@@ -57,20 +53,18 @@ class GeminiWriter(Writer):
         self.records = 0
         self.arguments: list[str] = []
 
-    def _record(self, record: dict[str, Any], symbol: int, raw: bytes = b"") -> None:
+    def _record(self, record: dict[str, Any], symbol: int, raw: str = "") -> None:
         self.step(symbol)
         record.setdefault("modelVersion", self.options.model)
         record.setdefault("responseId", self.options.response_id)
-        body = orjson.dumps(record)
-        if raw:  # a call's arguments as their text arrived: a received value is never re-serialized
-            body = body.replace(_ARGS_MARK, raw, 1)
+        body = with_raw(record, raw) if raw else orjson.dumps(record)
         if self.array:
             self.write((b"[" if self.records == 0 else b",\r\n") + body)
         else:
             self.write(b"data: " + body + b"\r\n\r\n")
         self.records += 1
 
-    def _part(self, part: dict[str, Any], fidelity: Any, raw: bytes = b"") -> None:
+    def _part(self, part: dict[str, Any], fidelity: Any, raw: str = "") -> None:
         signature = self.fidelity(fidelity).get("signature")
         if type(signature) is str:
             part["thoughtSignature"] = signature
@@ -99,13 +93,11 @@ class GeminiWriter(Writer):
 
     def close(self, done: DoneItem) -> None:
         if type(done) is ToolCallDone:
-            raw = "".join(self.arguments).strip() or "{}"
+            raw = raw_arguments(self.arguments, done)
             self.arguments = []
-            if parse_arguments(raw) is None:  # arguments that were not JSON: what the done holds
-                raw = orjson.dumps(done.arguments).decode()
-            # `args` first: the first occurrence of the mark in the record is this one
-            call: dict[str, Any] = {"args": _ARGS_VALUE, "name": done.name, "id": done.tool_call_id}
-            self._part({"functionCall": call}, done.fidelity, raw.encode())
+            # `args` first: the placeholder's first occurrence in the record is this one
+            call: dict[str, Any] = {"args": RAW, "name": done.name, "id": done.tool_call_id}
+            self._part({"functionCall": call}, done.fidelity, raw)
 
     def stop(self, event: StopEvent) -> None:
         candidate = {
