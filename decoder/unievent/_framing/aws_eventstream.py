@@ -52,6 +52,7 @@ _ST_START: Final = M.ST_START
 _ST_BETWEEN: Final = M.ST_BETWEEN
 _ST_MESSAGE: Final = M.ST_MESSAGE
 _ST_ENDED: Final = M.ST_ENDED
+_SY_PRELUDE: Final = M.SY_PRELUDE
 _READING: Final = frozenset((M.ST_START, M.ST_BETWEEN, M.ST_MESSAGE))
 _unpack_prelude: Final = struct.Struct(">III").unpack_from
 _unpack_u32: Final = struct.Struct(">I").unpack_from
@@ -136,6 +137,7 @@ class AWSEventStreamFramer:
         "_headers_length",
         "_need",
         "_parts",
+        "_prelude_crc",
         "_total",
         "body",
         "body_size",
@@ -165,6 +167,7 @@ class AWSEventStreamFramer:
         self._need = _PRELUDE  # how many it takes to go on: a prelude, or the whole frame
         self._total = 0
         self._headers_length = 0
+        self._prelude_crc = 0
         self._blocks: dict[bytes, tuple[str | None, bytes | None]] = {}  # header block -> name, payload
 
     @property
@@ -235,7 +238,8 @@ class AWSEventStreamFramer:
                     raise FrameTooLargeError(self.protocol, self.state_name, "frame", total, self.max_frame)
                 self._total = total
                 self._headers_length = headers_length
-                self._fire(M.SY_PRELUDE, b"")
+                self._prelude_crc = crc
+                self.state = _NEXT[state][_SY_PRELUDE]  # prelude: no action (checked at import)
             else:  # corrupt: nothing more is read
                 return
 
@@ -248,9 +252,7 @@ class AWSEventStreamFramer:
     def _frame(self, buf: bytes, pos: int, total: int) -> None:
         """The whole frame at `buf[pos:pos + total]`, its prelude read."""
         crc_at = pos + total - 4
-        (crc,) = _unpack_u32(buf, crc_at)
-        prelude_crc = _unpack_u32(buf, pos + 8)[0]
-        if _crc32(memoryview(buf)[pos + 8 : crc_at], prelude_crc) != crc:
+        if _crc32(memoryview(buf)[pos + 8 : crc_at], self._prelude_crc) != _unpack_u32(buf, crc_at)[0]:
             self._fire(M.SY_BAD_CRC, b"the message CRC does not match")
             return
         start = pos + _PRELUDE
@@ -299,5 +301,6 @@ class AWSEventStreamFramer:
             self.closed = True
 
 
-# the frame transition's one action is dispatch (run in _frame)
+# the frame transition's one action is dispatch (run in _frame); the prelude's, none
 assert all(_DO[s][M.SY_FRAME] in ((), (M.A_DISPATCH,)) for s in range(len(M.STATES)))
+assert all(_DO[s][_SY_PRELUDE] == () for s in range(len(M.STATES)))

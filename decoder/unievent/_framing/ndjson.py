@@ -42,12 +42,15 @@ _SY_OTHER: Final = M.SY_OTHER
 _SY_TAIL: Final = M.SY_TAIL
 _SY_EOF: Final = M.SY_EOF
 _ST_ENDED: Final = M.ST_ENDED
+_ST_LINES: Final = M.ST_LINES
 _DISPATCH: Final = M.A_DISPATCH
 _NO_STATUS: Final = -1  # no dispatch yet (a FRAME_* status otherwise)
 # states that wait for the protocol's verdict on the line just handed over
 _VERDICT: Final = frozenset(s for s in range(len(M.STATES)) if _NEXT[s][M.SY_READ] >= 0)
 # the framer feeds the verdict after the other actions of a transition have run
 assert all(acts.index(_DISPATCH) == len(acts) - 1 for row in _DO for acts in row if _DISPATCH in acts)
+# an object line inside the stream stays there and is dispatched: feed() takes it so
+assert _NEXT[_ST_LINES][_SY_OBJECT] == _ST_LINES and _DO[_ST_LINES][_SY_OBJECT] == (_DISPATCH,)
 
 
 def _symbol(line: bytes) -> int:
@@ -136,7 +139,12 @@ class NDJSONFramer:
         for line in lines:
             if len(line) > max_frame:
                 raise FrameTooLargeError(self.protocol, self.state_name, "line", len(line), max_frame)
-            self._fire(_symbol(line), line)
+            symbol = _symbol(line)
+            if symbol == _SY_OBJECT and self.state == _ST_LINES:  # nearly every line: the table's loop
+                self.state = _NEXT[_ST_LINES][_SY_OBJECT]
+                self._dispatch(line)
+            else:
+                self._fire(symbol, line)
         if rest:
             self._hold(rest)
 

@@ -117,7 +117,7 @@ class Ollama(MachineHandler):
 
     def _apply_line(self, obj: dict[str, Any]) -> None:
         model = obj.get("model")
-        if model and type(model) is str:
+        if model and type(model) is str and model != self.session.model:
             self.session.model = model
         message = obj.get("message")
         if type(message) is dict:
