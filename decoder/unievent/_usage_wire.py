@@ -24,14 +24,22 @@ class UsageWire:
 
     fields: tuple[tuple[tuple[str, ...], str], ...]
     sums: dict[str, tuple[str, ...]] = attrs.field(factory=dict)
+    # (key, key within it or "", name) per field: usage objects nest two deep at most
+    _plan: tuple[tuple[str, str, str], ...] = attrs.field(init=False, repr=False, eq=False)
+
+    def __attrs_post_init__(self) -> None:
+        assert all(1 <= len(path) <= 2 for path, _ in self.fields), "a usage path is one or two keys"
+        plan = tuple((path[0], path[1] if len(path) == 2 else "", name) for path, name in self.fields)
+        object.__setattr__(self, "_plan", plan)
 
     def read(self, usage: dict[str, Any]) -> dict[str, int]:
         """The wire's counts by name (non-negative integers only)."""
         out: dict[str, int] = {}
-        for path, name in self.fields:
-            value: Any = usage
-            for key in path:
-                value = value.get(key) if type(value) is dict else None
+        get = usage.get
+        for key, inner, name in self._plan:
+            value = get(key)
+            if inner:
+                value = value.get(inner) if type(value) is dict else None
             if type(value) is int and value >= 0:
                 out[name] = value
         return out
