@@ -537,3 +537,17 @@ def test_recorded_stream(entry: dict[str, Any]) -> None:
         assert auto.detected_by == "the URL path has /converse-stream"
     auto_events, by_frame = run(data, "auto")
     assert (by_frame.protocol, auto_events, by_frame.message) == ("bedrock_converse", events, outcome.message)
+
+
+def test_the_hot_deltas_take_the_on_demand_path_and_decode_as_the_full_path_does(monkeypatch: pytest.MonkeyPatch) -> None:
+    unpadded = encode_frame([(":event-type", "contentBlockDelta"), (":message-type", "event")], b'{"contentBlockIndex":1,"delta":{"text":"!"}}')
+    odd_pad = encode_frame([(":event-type", "contentBlockDelta"), (":message-type", "event")], b'{"contentBlockIndex":1,"delta":{"text":"?"},"p":"a-b"}')
+    body = simple(reasoning(0, text="hm"), reasoning(0, text="é"), reasoning(0, signature="c2ln"), stop(0), text(1, 'say "hi"'), text(1, "\\"), text(1, ""), unpadded, odd_pad, stop(1))
+    decoder = RuntimeStreamDecoder("bedrock_converse", stream_id="s", clock=lambda: 0)
+    fast = decoder.push(body) + decoder.finish()[0]
+    # the text and reasoning-text deltas but the first of each block (which opens it) and
+    # the one whose padding is not letters and digits
+    assert decoder.fast_frames == 4
+    monkeypatch.setenv("UNIEVENT_SLOW_PATH", "1")
+    assert run(body)[0] == fast
+    assert run(body)[1].message.items == (ThinkingDone("hmé", {"signature": "c2ln"}), TextDone('say "hi"\\!?'))

@@ -503,3 +503,13 @@ def test_recorded_stream(entry: dict[str, Any]) -> None:
     assert outcome.usage == Usage(cached, used["tokens"]["input_tokens"] - (cached or 0), None, used["tokens"]["output_tokens"])
     assert outcome.extras["billed_units"] == used["billed_units"]
     assert outcome.anomalies == ()
+
+
+def test_the_hot_deltas_take_the_on_demand_path_and_decode_as_the_full_path_does(monkeypatch: pytest.MonkeyPatch) -> None:
+    thinking = [content_start(0, "thinking"), content_delta(0, "hm", "thinking"), content_delta(0, "", "thinking"), content_end(0)]
+    body = simple(*thinking, *text_block(1, "a", "é \"q\"", "\\"), content_delta(1, "x") | {"logprobs": None}, content_end(1))
+    decoder = RuntimeStreamDecoder("cohere", stream_id="s", clock=lambda: 0)
+    fast = decoder.push(body) + decoder.finish()[0]
+    assert decoder.fast_frames == 5  # every text and thinking delta but the one with more fields
+    monkeypatch.setenv("UNIEVENT_SLOW_PATH", "1")
+    assert run(body) == run(split_at(body, [40, 200])) and run(body)[0] == fast

@@ -41,7 +41,10 @@ import binascii
 from collections.abc import Callable
 from typing import Any, ClassVar, Final
 
+import orjson
+
 from unievent._events import FinishReason
+from unievent._framing import FRAME_OK, FRAME_OVER
 from unievent._generated import bedrock_converse as M
 from unievent._outcome import End, ProviderError
 from unievent._protocols.anthropic import REDACTED_THINKING
@@ -85,6 +88,35 @@ _DELTA_LOOPS: Final = frozenset(
 # block kinds
 _CONTENT, _TOOL, _SIDE, _IMAGE = range(4)
 
+_loads = orjson.loads
+_JSONDecodeError = orjson.JSONDecodeError
+# The hot deltas of a content block as Bedrock writes them (keys sorted): the frame up
+# to its one string (the index filled in when the block opens), then the delta's
+# closing braces and, mostly, the `p` padding (ASCII letters and digits).
+_TEXT_HEAD: Final = b'{"contentBlockIndex":%d,"delta":{"text":'
+_THINKING_HEAD: Final = b'{"contentBlockIndex":%d,"delta":{"reasoningContent":{"text":'
+_PADDED: Final = b',"p":"'
+
+
+def _hot_string(payload: bytes, start: int, closing: bytes) -> str | None:
+    """The string of a hot delta whose head ends at `start`: the payload goes on with one
+    JSON string, `closing`, and `,"p":"<letters and digits>"}` or `}`; None otherwise."""
+    if payload.endswith(b'"}'):
+        at = payload.rfind(closing + _PADDED, start)
+        pad = payload[at + len(closing) + len(_PADDED) : -2]
+        if at < start or (pad and not pad.isalnum()):
+            return None
+        end = at
+    elif payload.endswith(closing + b"}"):
+        end = len(payload) - len(closing) - 1
+    else:
+        return None
+    try:
+        value = _loads(payload[start:end])
+    except _JSONDecodeError:
+        return None
+    return value if type(value) is str else None
+
 
 def normalize_bedrock_finish(native: str | None) -> FinishReason:
     """MMSP finish reason for a stopReason: end_turn and stop_sequence are `stop`,
@@ -118,8 +150,38 @@ class BedrockConverse(MachineHandler):
         self.block_id: str | None = None
         self.parts: list[str] = []  # signature parts, or a side block's input fragments
         self.citations: list[Any] = []
+        # on-demand parsing (see _ondemand.py): the open content block's delta heads
+        self.text_head: bytes | None = None
+        self.thinking_head = b""
+        self.fast_frames = 0
 
     # --- frames ---------------------------------------------------------------------
+
+    def raw(self, event: str | None, payload: bytes) -> int:
+        """The framer's sink: the open content block's text or reasoning-text delta is
+        taken on demand (its head, one JSON string, the delta's closing braces, and a
+        `p` of ASCII letters and digits or none: exactly the frame the full path would
+        read as that delta); everything else is parsed whole."""
+        text_head = self.text_head
+        if text_head is not None and event == "contentBlockDelta" and self.state in _DELTA_LOOPS:
+            if payload.startswith(text_head):
+                value = _hot_string(payload, len(text_head), b"}")
+                if value is not None:
+                    self.state = _NEXT[self.state][_DELTA]  # the table's loop: stay, apply_delta
+                    self.asm.text(value)
+                    self.fast_frames += 1
+                    return FRAME_OK
+            elif payload.startswith(self.thinking_head):
+                value = _hot_string(payload, len(self.thinking_head), b"}}")
+                if value is not None:
+                    self.state = _NEXT[self.state][_DELTA]
+                    self.asm.thinking(value)
+                    self.fast_frames += 1
+                    return FRAME_OK
+        obj = self.parse(event, payload)
+        if isinstance(obj, int):
+            return obj
+        return FRAME_OVER if self.frame(event, obj) else FRAME_OK
 
     def frame(self, event: str | None, obj: dict[str, Any]) -> bool:
         if event == "contentBlockDelta":  # the hot path: the open block's delta
@@ -241,6 +303,7 @@ class BedrockConverse(MachineHandler):
     # --- blocks ---------------------------------------------------------------------
 
     def _take_index(self, index: Any) -> None:
+        self.text_head = None
         if type(index) is int and index >= 0:
             self.index = index
             self.last_index = max(self.last_index, index)
@@ -270,7 +333,7 @@ class BedrockConverse(MachineHandler):
             self.block = image
             return
         if not start:  # an empty start: the block is what its deltas are
-            self.kind = _CONTENT
+            self._content()
             return
         self._open_side(start)
 
@@ -285,9 +348,16 @@ class BedrockConverse(MachineHandler):
         self.block = block
         self.session.side_event(kind, "start", self.block_id, dict(block))
 
+    def _content(self) -> None:
+        """The open block is text or reasoning: its deltas may be taken on demand."""
+        self.kind = _CONTENT
+        if self.index >= 0:
+            self.text_head = _TEXT_HEAD % self.index
+            self.thinking_head = _THINKING_HEAD % self.index
+
     def _open_by_delta(self, event: str, obj: dict[str, Any]) -> None:
         self._take_index(obj.get("contentBlockIndex"))
-        self.kind = _CONTENT
+        self._content()
         self.parts = []
         self.citations = []
         delta = as_dict(obj.get("delta"))
@@ -393,6 +463,7 @@ class BedrockConverse(MachineHandler):
     def _close_block(self, event: str, obj: dict[str, Any]) -> None:
         kind = self.kind
         self.index = -1
+        self.text_head = None
         if kind == _SIDE:
             self._close_side()
             return

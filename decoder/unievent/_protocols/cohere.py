@@ -37,7 +37,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, ClassVar, Final
 
+import orjson
+
 from unievent._events import FinishReason
+from unievent._framing import FRAME_OK, FRAME_OVER
 from unievent._generated import cohere as M
 from unievent._outcome import ProviderError
 from unievent._session import MachineHandler, Session
@@ -76,6 +79,14 @@ _FAMILY_OF: Final = {
     "tool-call-end": _CALL,
 }
 _FAMILY_NAMES: Final = ("content", "tool call")
+_loads = orjson.loads
+_JSONDecodeError = orjson.JSONDecodeError
+# The hot delta of each content kind, as Cohere writes it: the frame up to its one
+# string (the index filled in when the block opens), then `}}}}`.
+_HOT_HEAD: Final = {
+    _TEXT: b'{"type":"content-delta","index":%d,"delta":{"message":{"content":{"text":',
+    _THINKING: b'{"type":"content-delta","index":%d,"delta":{"message":{"content":{"thinking":',
+}
 _SIMPLE: Final[dict[str, int]] = {
     "message-start": M.SY_MESSAGE_START,
     "tool-plan-delta": M.SY_PLAN_DELTA,
@@ -116,8 +127,35 @@ class Cohere(MachineHandler):
         self.calls = 0
         self.side: dict[str, Any] = {}  # a call with no name, on the side channel
         self.parts: list[str] = []  # its arguments
+        # on-demand parsing (see _ondemand.py): the open content block's hot delta head
+        self.hot_head: bytes | None = None
+        self.fast_frames = 0
 
     # --- frames ---------------------------------------------------------------------
+
+    def raw(self, event: str | None, payload: bytes) -> int:
+        """The framer's sink: the open content block's hot delta is taken on demand (the
+        frame is `hot_head`, one JSON string, `}}}}`: exactly the frame the full path
+        would read as that block's delta); everything else is parsed whole."""
+        head = self.hot_head
+        if head is not None and payload.startswith(head) and payload.endswith(b"}}}}"):
+            try:
+                value = _loads(payload[len(head) : -4])
+            except _JSONDecodeError:
+                value = None
+            if type(value) is str and self.state in _DELTA_LOOPS:
+                self.state = _NEXT[self.state][_DELTA]  # the table's loop: stay, apply_delta
+                if value:
+                    if self.kind == _TEXT:
+                        self.asm.text(value)
+                    else:
+                        self.asm.thinking(value)
+                self.fast_frames += 1
+                return FRAME_OK
+        obj = self.parse(event, payload)
+        if isinstance(obj, int):
+            return obj
+        return FRAME_OVER if self.frame(event, obj) else FRAME_OK
 
     def frame(self, event: str | None, obj: dict[str, Any]) -> bool:
         kind = obj.get("type")
@@ -258,6 +296,7 @@ class Cohere(MachineHandler):
 
     def _take_index(self, family: int, index: Any) -> None:
         self.family = family
+        self.hot_head = None
         if type(index) is int and index >= 0:
             self.index = index
             self.last_index[family] = max(self.last_index[family], index)
@@ -278,6 +317,7 @@ class Cohere(MachineHandler):
     def _open_content(self, thinking: bool) -> None:
         self.kind = _THINKING if thinking else _TEXT
         self.citations = []
+        self.hot_head = _HOT_HEAD[self.kind] % self.index if self.index >= 0 else None
 
     def _open_call(self, call: dict[str, Any]) -> None:
         function = as_dict(call.get("function"))
@@ -356,6 +396,7 @@ class Cohere(MachineHandler):
         kind = self.kind
         self.family = -1
         self.index = -1
+        self.hot_head = None
         if kind == _SIDE:
             self._close_side()
             return
