@@ -53,6 +53,7 @@ _ST_BETWEEN: Final = M.ST_BETWEEN
 _ST_MESSAGE: Final = M.ST_MESSAGE
 _ST_ENDED: Final = M.ST_ENDED
 _SY_PRELUDE: Final = M.SY_PRELUDE
+_SY_FRAME: Final = M.SY_FRAME
 _READING: Final = frozenset((M.ST_START, M.ST_BETWEEN, M.ST_MESSAGE))
 _unpack_prelude: Final = struct.Struct(">III").unpack_from
 _unpack_u32: Final = struct.Struct(">I").unpack_from
@@ -214,6 +215,8 @@ class AWSEventStreamFramer:
         already read when the state is `message`); keep the incomplete rest."""
         pos = 0
         end = len(buf)
+        max_frame = self.max_frame
+        blocks = self._blocks
         while True:
             state = self.state
             if state == _ST_MESSAGE:
@@ -223,25 +226,37 @@ class AWSEventStreamFramer:
                     return
                 self._frame(buf, pos, total)
                 pos += total
-            elif state in (_ST_START, _ST_BETWEEN):
-                if end - pos < _PRELUDE:
-                    if pos < end:
-                        self._hold(buf, pos, _PRELUDE)
-                    return
-                total, headers_length, crc = _unpack_prelude(buf, pos)
-                checks = _crc32(buf[pos : pos + 8]) == crc
-                if not checks or total < _OVERHEAD or headers_length > total - _OVERHEAD:
-                    what = b"the lengths do not fit" if checks else b"the prelude CRC does not match"
-                    self._fire(M.SY_BAD_PRELUDE, buf[pos:] if state == _ST_START else what)
-                    return
-                if total > self.max_frame:
-                    raise FrameTooLargeError(self.protocol, self.state_name, "frame", total, self.max_frame)
+                continue
+            if state != _ST_BETWEEN and state != _ST_START:  # noqa: PLR1714  (corrupt: nothing more is read)
+                return
+            if end - pos < _PRELUDE:
+                if pos < end:
+                    self._hold(buf, pos, _PRELUDE)
+                return
+            total, headers_length, crc = _unpack_prelude(buf, pos)
+            checks = _crc32(buf[pos : pos + 8]) == crc
+            if not checks or total < _OVERHEAD or headers_length > total - _OVERHEAD:
+                what = b"the lengths do not fit" if checks else b"the prelude CRC does not match"
+                self._fire(M.SY_BAD_PRELUDE, buf[pos:] if state == _ST_START else what)
+                return
+            if total > max_frame:
+                raise FrameTooLargeError(self.protocol, self.state_name, "frame", total, max_frame)
+            self.state = _NEXT[state][_SY_PRELUDE]  # prelude: no action (checked at import)
+            crc_at = pos + total - 4
+            start = pos + _PRELUDE
+            payload_at = start + headers_length
+            named = blocks.get(buf[start:payload_at]) if pos + total <= end else None
+            if named is None or _crc32(memoryview(buf)[pos + 8 : crc_at], crc) != _unpack_u32(buf, crc_at)[0]:
+                # not all here, a header block not seen yet, or a CRC that fails: the slow way
                 self._total = total
                 self._headers_length = headers_length
                 self._prelude_crc = crc
-                self.state = _NEXT[state][_SY_PRELUDE]  # prelude: no action (checked at import)
-            else:  # corrupt: nothing more is read
-                return
+                continue
+            # the whole frame, its CRC right and its headers known: frame, dispatch
+            self.state = _NEXT[self.state][_SY_FRAME]
+            event, replaced = named
+            self._dispatch(event, replaced if replaced is not None else buf[payload_at:crc_at])
+            pos += total
 
     def _hold(self, buf: bytes, pos: int, need: int) -> None:
         piece = buf[pos:] if pos else buf
@@ -268,7 +283,7 @@ class AWSEventStreamFramer:
             if len(self._blocks) < _CACHED_BLOCKS:
                 self._blocks[block] = named
         event, replaced = named
-        self.state = _NEXT[self.state][M.SY_FRAME]  # frame: its one action, dispatch
+        self.state = _NEXT[self.state][_SY_FRAME]  # frame: its one action, dispatch
         self._dispatch(event, replaced if replaced is not None else buf[payload_at:crc_at])
 
     # --- the table ---------------------------------------------------------------------
