@@ -98,6 +98,9 @@ class OpenAIChatWriter(Writer):
 
     def _thinking(self, item: ThinkingDelta) -> None:
         kept = self.fidelity(item.fidelity)
+        field = kept.get("reasoning_field")
+        if field in ("reasoning_content", "reasoning"):
+            self.field = field  # from the delta that named it on
         if self.field:
             if item.thinking:
                 self._chunk({self.field: item.thinking})

@@ -48,6 +48,7 @@ class OpenAIResponsesWriter(Writer):
         self.texts: list[str] = []
         self.channel = "summary"
         self.first: DeltaItem | None = None
+        self.held = False  # a reasoning item written at its done
         self.late: dict[str, Any] = {}
         self.steps: list[dict[str, Any]] = []  # Mirobody's tool steps
         self.mirobody: dict[str, Any] = {}  # Mirobody's final records
@@ -78,7 +79,7 @@ class OpenAIResponsesWriter(Writer):
     # --- items ----------------------------------------------------------------------------
 
     def _where(self) -> dict[str, Any]:
-        return {"item_id": self.item["id"], "output_index": self.index}
+        return {"item_id": self.item.get("id"), "output_index": self.index}
 
     def open(self, first: DeltaItem) -> None:
         self.index += 1
@@ -90,8 +91,12 @@ class OpenAIResponsesWriter(Writer):
             self.channel = "content" if kept.get("channel") == "content" else "summary"
             self.late = dict(kept)
             self.item = {"type": "reasoning", "id": kept.get("reasoning_id") or f"rs_{self.index}", "summary": []}
-            self._event("response.output_item.added", output_index=self.index, item=dict(self.item))
-            self._part("added", "")
+            # the item's id (fidelity, which its reader reads from the done) may come last:
+            # an item whose added and done name two ids is no Responses stream, so a
+            # reasoning item without its id yet is written whole at its done
+            self.held = "reasoning_id" not in kept
+            if not self.held:
+                self._start_reasoning()
         elif type(first) is TextDelta:
             phase = self.fidelity(first.fidelity).get("phase")
             self.item = {
@@ -139,6 +144,17 @@ class OpenAIResponsesWriter(Writer):
         )
         self.sequence += 1
 
+    def _start_reasoning(self) -> None:
+        self._event("response.output_item.added", output_index=self.index, item=dict(self.item))
+        self._part("added", "")
+
+    def _reasoning_delta(self, text: str) -> None:
+        if self.channel == "summary":
+            where = self._where()
+            self._event("response.reasoning_summary_text.delta", **where, summary_index=0, delta=text)
+        else:
+            self._event("response.reasoning_text.delta", **self._where(), content_index=0, delta=text)
+
     def _part(self, phase: str, text: str) -> None:
         if self.item["type"] == "reasoning":
             if self.channel == "summary":
@@ -159,11 +175,8 @@ class OpenAIResponsesWriter(Writer):
                 self.late.update(self.fidelity(item.fidelity))  # a later delta's: in the item's done
             if item.thinking:
                 self.texts.append(item.thinking)
-                if self.channel == "summary":
-                    where = self._where()
-                    self._event("response.reasoning_summary_text.delta", **where, summary_index=0, delta=item.thinking)
-                else:
-                    self._event("response.reasoning_text.delta", **self._where(), content_index=0, delta=item.thinking)
+                if not self.held:
+                    self._reasoning_delta(item.thinking)
         elif type(item) is ToolCallDelta and item.arguments:
             self.texts.append(item.arguments)
             self._event("response.function_call_arguments.delta", **self._where(), delta=item.arguments)
@@ -175,6 +188,14 @@ class OpenAIResponsesWriter(Writer):
         kind = self.item["type"]
         if kind == "reasoning":
             late = self.late  # the reasoning item's fidelity is read from its done
+            if self.held:  # now its id is known: the whole item
+                if "reasoning_id" in late:
+                    self.item["id"] = late["reasoning_id"]
+                elif late.get("encrypted_content"):  # its reader keeps such an item's id: it had none
+                    del self.item["id"]
+                self._start_reasoning()
+                for piece in self.texts:
+                    self._reasoning_delta(piece)
             # the channel is fidelity too: the done names it only where it was named
             named = late.get("channel")
             recorded = bool(late.get("encrypted_content") or late.get("signature"))
@@ -190,10 +211,6 @@ class OpenAIResponsesWriter(Writer):
             for key in ("encrypted_content", "signature", "format"):
                 if key in late:
                     self.item[key] = late[key]
-            if "reasoning_id" in late:
-                self.item["id"] = late["reasoning_id"]
-            elif recorded:  # its reader keeps the id of an item with encrypted content: there was none
-                del self.item["id"]
         elif kind == "message":
             self._event("response.output_text.done", **self._where(), content_index=0, text=text)
             self._part("done", text)
