@@ -320,7 +320,6 @@ class SSEFramer:
             return
         heads = self._heads
         max_frame = self.max_frame
-        sink = self.sink
         for block in complete.split(b"\n\n"):
             dest = _SHORTCUT_DEST[state]
             payload = None
@@ -344,7 +343,7 @@ class SSEFramer:
                 state = self.state
                 continue
             state = dest
-            status = sink(event, payload)
+            status = self.sink(event, payload)  # read each time: a sink may hand over to another
             self._status = status
             if status == FRAME_OVER:
                 self.closed = True
@@ -389,10 +388,9 @@ class SSEFramer:
         else:
             return False
         self.state = dest
-        sink = self.sink
         status = FRAME_OK
         for n, payload in enumerate(payloads):
-            status = sink(events[n], payload)
+            status = self.sink(events[n], payload)  # read each time: a sink may hand over to another
             if status:
                 if status == FRAME_JUNK:
                     self.skipped += 1
