@@ -94,9 +94,11 @@ class StreamDecoder:
     - `max_retained`: cap on the side events the outcome keeps (side-channel deltas
       are never kept: a side block's done carries what they assembled).  Reaching it
       is recorded as the anomaly ``retention_cap``.
-    - `framing`: for a protocol whose body comes in more than one framing (``gemini``:
-      ``"sse"`` or ``"json_array"``), force one; by default the content type when given,
-      else the first byte that is not whitespace decides (``[``: a JSON array).
+    - `framing`: ``"sse"``, ``"json_array"``, ``"json_body"``, ``"ndjson"`` or
+      ``"aws_eventstream"``: for a protocol whose body comes in more than one framing
+      (``gemini``: SSE or a JSON array), force one; by default the content type when
+      given, else the first bytes decide (``[``: a JSON array; an event-stream prelude
+      with a valid CRC; ``{``: NDJSON when a whole JSON line is followed by more).
     - `content_type`, `url`: the response's Content-Type and the request's URL, when
       known.  With ``protocol="auto"`` the URL's path names the protocol, the content
       type the framing, and otherwise the first frame that says which protocol it is
