@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Final, Protocol
 
-__all__ = ["FRAME_JUNK", "FRAME_OK", "FRAME_OVER", "FrameSink", "Framer"]
+__all__ = ["BOM", "FRAME_JUNK", "FRAME_OK", "FRAME_OVER", "FrameSink", "Framer", "past_boms"]
 
 # Final: a compiled framer (mypyc) inlines the values
 FRAME_OK: Final = 0
@@ -25,6 +25,21 @@ FRAME_JUNK: Final = 1
 FRAME_OVER: Final = 2
 
 FrameSink = Callable[[str | None, bytes], int]
+
+BOM: Final = b"\xef\xbb\xbf"
+
+
+def past_boms(pending: bytes, data: bytes) -> tuple[bytes | None, bytes]:
+    """The body's leading BOMs (any number: every split strips the same) taken off
+    `data`, with the bytes held from the last push before it (`pending`).  Returns what
+    to hold now (None once the body is past its start; a partial BOM waits for its
+    rest) and the bytes to frame."""
+    data = pending + data if pending else data
+    while data.startswith(BOM):
+        data = data[3:]
+    if len(data) < 3 and BOM.startswith(data):
+        return data, b""
+    return None, data
 
 
 class Framer(Protocol):

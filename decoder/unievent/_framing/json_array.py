@@ -23,7 +23,7 @@ from typing import Final
 import orjson
 
 from unievent._errors import FrameTooLargeError
-from unievent._framing import FRAME_JUNK, FRAME_OVER, FrameSink
+from unievent._framing import FRAME_JUNK, FRAME_OVER, FrameSink, past_boms
 from unievent._generated import json_array as M
 
 __all__ = ["JSONArrayFramer"]
@@ -32,7 +32,6 @@ BODY_CAP: Final = 1024 * 1024
 
 _loads: Final = orjson.loads
 _JSONDecodeError: Final = orjson.JSONDecodeError
-_BOM: Final = b"\xef\xbb\xbf"
 _NON_SPACE: Final = re.compile(rb"[^ \t\r\n]")
 _OUTSIDE: Final = re.compile(rb'["{}\[\]]')
 _INSIDE: Final = re.compile(rb'["\\]')
@@ -113,13 +112,9 @@ class JSONArrayFramer:
         if not data or self.state == _ST_ENDED:
             return
         if self._bom is not None:
-            data = self._bom + data
-            while data.startswith(_BOM):
-                data = data[3:]
-            if len(data) < 3 and _BOM.startswith(data):
-                self._bom = data
+            self._bom, data = past_boms(self._bom, data)
+            if self._bom is not None:
                 return
-            self._bom = None
         pos = 0
         end = len(data)
         while pos < end:

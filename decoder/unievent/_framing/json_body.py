@@ -12,7 +12,7 @@ import re
 from typing import Final
 
 from unievent._errors import FrameTooLargeError
-from unievent._framing import FRAME_JUNK, FRAME_OVER, FrameSink
+from unievent._framing import FRAME_JUNK, FRAME_OVER, FrameSink, past_boms
 from unievent._generated import json_body as M
 from unievent._jsonscan import Nesting
 
@@ -20,7 +20,6 @@ __all__ = ["JSONBodyFramer"]
 
 BODY_CAP: Final = 1024 * 1024
 
-_BOM: Final = b"\xef\xbb\xbf"
 _NON_SPACE: Final = re.compile(rb"[^ \t\r\n]")
 _NEXT: Final = M.NEXT
 _DO: Final = M.DO
@@ -78,13 +77,9 @@ class JSONBodyFramer:
         if not data or self.state == _ST_ENDED:
             return
         if self._bom is not None:
-            data = self._bom + data
-            while data.startswith(_BOM):
-                data = data[3:]
-            if len(data) < 3 and _BOM.startswith(data):
-                self._bom = data
+            self._bom, data = past_boms(self._bom, data)
+            if self._bom is not None:
                 return
-            self._bom = None
         if self.state == _ST_BEFORE:
             found = _NON_SPACE.search(data)
             if found is None:

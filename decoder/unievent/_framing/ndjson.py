@@ -24,7 +24,7 @@ from __future__ import annotations
 from typing import Final
 
 from unievent._errors import FrameTooLargeError
-from unievent._framing import FRAME_JUNK, FRAME_OVER, FrameSink
+from unievent._framing import BOM, FRAME_JUNK, FRAME_OVER, FrameSink, past_boms
 from unievent._generated import ndjson as M
 from unievent._jsonscan import Nesting
 
@@ -32,7 +32,6 @@ __all__ = ["NDJSONFramer"]
 
 BODY_CAP: Final = 1024 * 1024
 
-_BOM: Final = b"\xef\xbb\xbf"
 _SPACE: Final = b" \t\r"  # JSON whitespace but the line end
 _NEXT: Final = M.NEXT
 _DO: Final = M.DO
@@ -157,7 +156,7 @@ class NDJSONFramer:
         self._pending = []
         if self._bom is not None:
             tail = self._bom + tail
-            while tail.startswith(_BOM):
+            while tail.startswith(BOM):
                 tail = tail[3:]
             self._bom = None
         if tail:
@@ -177,13 +176,7 @@ class NDJSONFramer:
 
     def _past_boms(self, data: bytes) -> bytes:
         """`data` without the body's leading BOMs; a partial BOM waits for its rest."""
-        data = self._bom + data if self._bom else data
-        while data.startswith(_BOM):
-            data = data[3:]
-        if len(data) < 3 and _BOM.startswith(data):
-            self._bom = data  # empty, or the first byte(s) of another BOM
-            return b""
-        self._bom = None
+        self._bom, data = past_boms(self._bom or b"", data)
         return data
 
     def _hold(self, piece: bytes) -> None:

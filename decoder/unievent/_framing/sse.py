@@ -30,7 +30,7 @@ from operator import itemgetter
 from typing import Final
 
 from unievent._errors import FrameTooLargeError
-from unievent._framing import FRAME_JUNK, FRAME_OK, FRAME_OVER, FrameSink
+from unievent._framing import BOM, FRAME_JUNK, FRAME_OK, FRAME_OVER, FrameSink, past_boms
 from unievent._generated import sse as M
 
 __all__ = ["BODY_CAP", "DEFAULT_MAX_FRAME", "SSEFramer"]
@@ -40,7 +40,6 @@ BODY_CAP: Final = 1024 * 1024
 
 # Final: where this module is compiled (mypyc), these are C statics read without a
 # dictionary lookup; read as globals they would be looked up and type-checked per use.
-_BOM: Final = b"\xef\xbb\xbf"
 _FIELDS: Final = {b"data": M.SY_DATA, b"event": M.SY_EVENT, b"id": M.SY_ID, b"retry": M.SY_RETRY}
 _SY_DATA: Final = M.SY_DATA
 _SY_BLANK: Final = M.SY_BLANK
@@ -230,7 +229,7 @@ class SSEFramer:
         self._pending = []
         if self._bom is not None:
             tail = self._bom + tail
-            while tail.startswith(_BOM):
+            while tail.startswith(BOM):
                 tail = tail[3:]
             self._bom = None
         unterminated = bool(tail) and not self._cr and tail[:1] != b":"
@@ -254,13 +253,7 @@ class SSEFramer:
 
     def _past_boms(self, data: bytes) -> bytes:
         """`data` without the body's leading BOMs; a partial BOM waits for its rest."""
-        data = self._bom + data if self._bom else data
-        while data.startswith(_BOM):
-            data = data[3:]
-        if len(data) < 3 and _BOM.startswith(data):
-            self._bom = data  # empty, or the first byte(s) of another BOM
-            return b""
-        self._bom = None
+        self._bom, data = past_boms(self._bom or b"", data)
         return data
 
     def _hold(self, piece: bytes) -> None:
