@@ -24,6 +24,9 @@ class UsageWire:
 
     fields: tuple[tuple[tuple[str, ...], str], ...]
     sums: dict[str, tuple[str, ...]] = attrs.field(factory=dict)
+    #: a top-level total the wire writes (its key, the top-level counts it adds up);
+    #: the reader does not need it
+    total: tuple[str, tuple[str, ...]] | None = None
     # (key, key within it or "", name) per field: usage objects nest two deep at most
     _plan: tuple[tuple[str, str, str], ...] = attrs.field(init=False, repr=False, eq=False)
 
@@ -62,4 +65,8 @@ class UsageWire:
             for key in path[:-1]:
                 target = target.setdefault(key, {})
             target[path[-1]] = value
+        if self.total is not None:
+            key, parts = self.total
+            if all(part in out for part in parts):
+                out[key] = sum(out[part] for part in parts)
         return out

@@ -44,7 +44,8 @@ from unievent._framing import FRAME_OK, FRAME_OVER
 from unievent._generated import cohere as M
 from unievent._outcome import ProviderError
 from unievent._session import MachineHandler, Session
-from unievent._shared import as_dict, as_int, error_of, parse_json, shown, str_or_none
+from unievent._shared import as_dict, error_of, parse_json, shown, str_or_none
+from unievent._usage_wire import UsageWire
 
 __all__ = ["Cohere", "normalize_cohere_finish"]
 
@@ -59,6 +60,17 @@ _FINISH_MAP: Final[dict[str, FinishReason]] = {
     "MAX_TOKENS": "length",
     "TOOL_CALL": "tool_call",
 }
+
+#: message-end's usage counts (written back by _writers/cohere.py); Cohere does not
+#: count thinking apart
+USAGE: Final = UsageWire(
+    (
+        (("tokens", "input_tokens"), "prompt_raw"),
+        (("cached_tokens",), "cached"),
+        (("tokens", "output_tokens"), "response"),
+    ),
+    {"prompt_raw": ("prompt", "cached")},
+)
 
 _DELTA: Final = M.SY_BLOCK_DELTA
 _APPLY: Final = M.A_APPLY_DELTA
@@ -259,14 +271,10 @@ class Cohere(MachineHandler):
 
     def _usage(self, usage: dict[str, Any]) -> None:
         session = self.session
-        tokens = as_dict(usage.get("tokens"))
-        cached = as_int(usage.get("cached_tokens"))
-        prompt = as_int(tokens.get("input_tokens"))
-        session.set_usage(
-            cached=cached,
-            prompt=max(prompt - (cached or 0), 0) if prompt is not None else None,
-            response=as_int(tokens.get("output_tokens")),
-        )
+        counts = USAGE.read(usage)
+        cached = counts.get("cached")
+        prompt = counts.pop("prompt_raw", None)
+        session.set_usage(**counts, prompt=max(prompt - (cached or 0), 0) if prompt is not None else None)
         billed = usage.get("billed_units")
         if type(billed) is dict:
             session.extras["billed_units"] = billed

@@ -34,7 +34,8 @@ from unievent._events import FinishReason
 from unievent._generated import ollama as M
 from unievent._outcome import ProviderError
 from unievent._session import MachineHandler, Session
-from unievent._shared import as_int, json_text, shown
+from unievent._shared import json_text, shown
+from unievent._usage_wire import UsageWire
 
 __all__ = ["Ollama", "normalize_ollama_finish"]
 
@@ -42,6 +43,9 @@ _NEXT: Final = M.NEXT
 _DO: Final = M.DO
 # states in which no further line is read: the decoder stops feeding frames
 _TERMINAL: Final = frozenset(s for s in range(len(M.STATES)) if M.ALLOWED[s] in ((), ("eof",)))
+#: the done line's counts (written back by _writers/ollama.py): a prompt served from
+#: the cache is not counted, and thinking is not counted apart
+USAGE: Final = UsageWire(((("prompt_eval_count",), "prompt"), (("eval_count",), "response")))
 _DURATIONS: Final = ("total_duration", "load_duration", "prompt_eval_duration", "eval_duration")
 _FINISH_MAP: Final[dict[str, FinishReason]] = {
     "stop": "stop",
@@ -179,7 +183,7 @@ class Ollama(MachineHandler):
         reason = obj.get("done_reason")
         if reason and type(reason) is str:
             session.native_finish_reason = reason
-        session.set_usage(prompt=as_int(obj.get("prompt_eval_count")), response=as_int(obj.get("eval_count")))
+        session.set_usage(**USAGE.read(obj))
         durations = {key: obj[key] for key in _DURATIONS if type(obj.get(key)) is int}
         if durations:
             session.extras["durations"] = durations

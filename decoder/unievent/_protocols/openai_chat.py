@@ -64,6 +64,7 @@ USAGE: Final = UsageWire(
         (("completion_tokens_details", "reasoning_tokens"), "thoughts"),
     ),
     {"prompt_raw": ("prompt", "cached"), "completion_raw": ("response", "thoughts")},
+    ("total_tokens", ("prompt_tokens", "completion_tokens")),
 )
 
 

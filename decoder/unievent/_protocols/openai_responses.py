@@ -73,6 +73,7 @@ USAGE: Final = UsageWire(
         (("output_tokens_details", "reasoning_tokens"), "thoughts"),
     ),
     {"input_raw": ("prompt", "cached"), "output_raw": ("response", "thoughts")},
+    ("total_tokens", ("input_tokens", "output_tokens")),
 )
 
 _SYMBOL_OF_TYPE: Final[dict[str, int]] = {

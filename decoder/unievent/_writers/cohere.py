@@ -13,7 +13,7 @@ from typing import Any, ClassVar
 from unievent._events import DeltaItem, DoneItem, StopEvent, TextDelta, ThinkingDelta, ToolCallDelta
 from unievent._generated import cohere as M
 from unievent._outcome import ProviderError
-from unievent._protocols.cohere import _FINISH_MAP
+from unievent._protocols.cohere import _FINISH_MAP, USAGE
 from unievent._writers.base import Writer, sse_frame
 
 __all__ = ["CohereWriter"]
@@ -96,17 +96,7 @@ class CohereWriter(Writer):
 
     def stop(self, event: StopEvent) -> None:
         self.dropped.extend(f"usage {name}" for name in ("thoughts_tokens",) if getattr(event.usage, name) is not None)
-        usage: dict[str, Any] = {}
-        tokens: dict[str, Any] = {}
-        counts = event.usage
-        if counts.prompt_tokens is not None:
-            tokens["input_tokens"] = counts.prompt_tokens + (counts.cached_tokens or 0)
-        if counts.response_tokens is not None:
-            tokens["output_tokens"] = counts.response_tokens
-        if tokens:
-            usage["tokens"] = tokens
-        if counts.cached_tokens is not None:
-            usage["cached_tokens"] = counts.cached_tokens
+        usage = USAGE.write(event.usage)
         delta = {"finish_reason": NATIVE_FINISH[event.finish_reason], "usage": usage}
         self._frame(M.SY_MESSAGE_END, "message-end", delta=delta)
 

@@ -16,6 +16,7 @@ import orjson
 from unievent._events import DeltaItem, DoneItem, InlineDataDelta, StopEvent, TextDelta, ThinkingDelta, ToolCallDelta
 from unievent._generated import ollama as M
 from unievent._outcome import ProviderError
+from unievent._protocols.ollama import USAGE
 from unievent._writers.base import RAW, Writer, raw_arguments, with_raw
 
 __all__ = ["OllamaWriter"]
@@ -72,11 +73,7 @@ class OllamaWriter(Writer):
         self.dropped.extend(
             f"usage {name}" for name in ("cached_tokens", "thoughts_tokens") if getattr(event.usage, name) is not None
         )
-        counts: dict[str, Any] = {}
-        if event.usage.prompt_tokens is not None:
-            counts["prompt_eval_count"] = event.usage.prompt_tokens
-        if event.usage.response_tokens is not None:
-            counts["eval_count"] = event.usage.response_tokens
+        counts = USAGE.write(event.usage)
         self._line({"content": ""}, done=True, done_reason=DONE_REASON[event.finish_reason], **counts)
 
     def fail(self, error: ProviderError) -> None:

@@ -26,10 +26,7 @@ NATIVE_FINISH["unknown"] = "content_filter"
 
 def chat_usage(usage: Usage) -> dict[str, Any]:
     """MMSP usage as a Chat Completions `usage` object (the reader's own table)."""
-    out = USAGE.write(usage)
-    if "prompt_tokens" in out and "completion_tokens" in out:
-        out["total_tokens"] = out["prompt_tokens"] + out["completion_tokens"]
-    return out
+    return USAGE.write(usage)
 
 
 class OpenAIChatWriter(Writer):

@@ -26,10 +26,7 @@ __all__ = ["OpenAIResponsesWriter", "responses_usage"]
 
 def responses_usage(usage: Usage) -> dict[str, Any]:
     """MMSP usage as a Responses `usage` object (the reader's own table)."""
-    out = USAGE.write(usage)
-    if "input_tokens" in out and "output_tokens" in out:
-        out["total_tokens"] = out["input_tokens"] + out["output_tokens"]
-    return out
+    return USAGE.write(usage)
 
 
 class OpenAIResponsesWriter(Writer):
