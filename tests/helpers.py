@@ -68,3 +68,28 @@ def split_at(data: bytes, cuts: list[int]) -> list[bytes]:
     """`data` cut at the given offsets (sorted, deduplicated, clamped)."""
     points = sorted({min(max(c, 0), len(data)) for c in cuts} | {0, len(data)})
     return [data[a:b] for a, b in itertools.pairwise(points)]
+
+
+def decode_stream(protocol: str, body: bytes | list[bytes], **options: Any) -> tuple[list[Any], Outcome]:
+    """All events and the outcome of a body fed whole or in the given pieces (stream id
+    "s", clock 0), the events checked against the grammar."""
+    from unievent._decoder import StreamDecoder
+
+    decoder = StreamDecoder(protocol, stream_id="s", clock=lambda: 0, **options)
+    events: list[Any] = []
+    for piece in [body] if isinstance(body, bytes) else body:
+        events += decoder.push(piece)
+    last, outcome = decoder.finish()
+    events += last
+    unievent.validate(events, partial=outcome.end != "complete")
+    return events, outcome
+
+
+def split_everywhere(protocol: str, body: bytes, **options: Any) -> tuple[list[Any], Outcome]:
+    """`decode_stream` of the body whole, cut at every byte, and byte by byte: the same
+    result every time, returned."""
+    whole = decode_stream(protocol, body, **options)
+    for cut in range(1, len(body)):
+        assert decode_stream(protocol, split_at(body, [cut]), **options) == whole, f"cut at {cut}"
+    assert decode_stream(protocol, [body[i : i + 1] for i in range(len(body))], **options) == whole
+    return whole

@@ -21,23 +21,15 @@ import pytest
 
 import unievent
 import unievent._cli
-from tests.helpers import chunk, split_at, sse
+from tests.helpers import chunk, decode_stream, split_at, split_everywhere, sse
 from unievent import Outcome, TextDone
-from unievent._decoder import StreamDecoder as RuntimeStreamDecoder  # takes any protocol name
 
 CORPUS = Path(__file__).resolve().parent.parent.parent / "shared" / "corpus"
 CONFORMANCE = Path(__file__).resolve().parent / "conformance"
 
 
 def run(protocol: str, body: bytes | list[bytes], **options: Any) -> tuple[list[Any], Outcome]:
-    decoder = RuntimeStreamDecoder(protocol, stream_id="s", clock=lambda: 0, **options)
-    events: list[Any] = []
-    for piece in [body] if isinstance(body, bytes) else body:
-        events += decoder.push(piece)
-    last, outcome = decoder.finish()
-    events += last
-    unievent.validate(events, partial=outcome.end != "complete")
-    return events, outcome
+    return decode_stream(protocol, body, **options)
 
 
 def same_as_explicit(protocol: str, body: bytes | list[bytes], **auto_options: Any) -> Outcome:
@@ -52,11 +44,7 @@ def same_as_explicit(protocol: str, body: bytes | list[bytes], **auto_options: A
 
 
 def every_split(protocol: str, body: bytes, **options: Any) -> tuple[list[Any], Outcome]:
-    whole = run(protocol, body, **options)
-    for cut in range(1, len(body)):
-        assert run(protocol, split_at(body, [cut]), **options) == whole, f"cut at {cut}"
-    assert run(protocol, [body[i : i + 1] for i in range(len(body))], **options) == whole
-    return whole
+    return split_everywhere(protocol, body, **options)
 
 
 def anthropic_frame(kind: str, **fields: Any) -> bytes:

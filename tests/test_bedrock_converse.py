@@ -22,7 +22,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import unievent
-from tests.helpers import calls_of, split_at
+from tests.helpers import calls_of, decode_stream, split_at, split_everywhere
 from unievent import (
     InlineDataDone,
     Outcome,
@@ -96,22 +96,11 @@ def simple(*blocks: bytes, reason: str = "end_turn") -> bytes:
 
 
 def run(body: bytes | list[bytes], protocol: str = "bedrock_converse", **options: Any) -> tuple[list[Any], Outcome]:
-    decoder = RuntimeStreamDecoder(protocol, stream_id="s", clock=lambda: 0, **options)
-    events: list[Any] = []
-    for piece in [body] if isinstance(body, bytes) else body:
-        events += decoder.push(piece)
-    last, outcome = decoder.finish()
-    events += last
-    unievent.validate(events, partial=outcome.end != "complete")
-    return events, outcome
+    return decode_stream(protocol, body, **options)
 
 
 def every_split(body: bytes, protocol: str = "bedrock_converse", **options: Any) -> tuple[list[Any], Outcome]:
-    whole = run(body, protocol, **options)
-    for cut in range(1, len(body)):
-        assert run(split_at(body, [cut]), protocol, **options) == whole, f"cut at {cut}"
-    assert run([body[i : i + 1] for i in range(len(body))], protocol, **options) == whole
-    return whole
+    return split_everywhere(protocol, body, **options)
 
 
 def items(events: list[Any]) -> list[Any]:

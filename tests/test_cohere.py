@@ -18,7 +18,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import unievent
-from tests.helpers import calls_of, split_at
+from tests.helpers import calls_of, decode_stream, split_at, split_everywhere
 from unievent import (
     Outcome,
     StopEvent,
@@ -128,22 +128,11 @@ def simple(*middle: dict[str, Any], reason: str | None = "COMPLETE", done: bool 
 
 
 def run(body: bytes | list[bytes], protocol: str = "cohere", **options: Any) -> tuple[list[Any], Outcome]:
-    decoder = RuntimeStreamDecoder(protocol, stream_id="s", clock=lambda: 0, **options)
-    events: list[Any] = []
-    for piece in [body] if isinstance(body, bytes) else body:
-        events += decoder.push(piece)
-    last, outcome = decoder.finish()
-    events += last
-    unievent.validate(events, partial=outcome.end != "complete")
-    return events, outcome
+    return decode_stream(protocol, body, **options)
 
 
 def every_split(body: bytes, **options: Any) -> tuple[list[Any], Outcome]:
-    whole = run(body, **options)
-    for cut in range(1, len(body)):
-        assert run(split_at(body, [cut]), **options) == whole, f"cut at {cut}"
-    assert run([body[i : i + 1] for i in range(len(body))], **options) == whole
-    return whole
+    return split_everywhere("cohere", body, **options)
 
 
 def items(events: list[Any]) -> list[Any]:

@@ -18,28 +18,16 @@ from typing import Any
 import pytest
 
 import unievent
-from tests.helpers import split_at
+from tests.helpers import decode_stream, split_at, split_everywhere
 from unievent import DeltaEvent, EmbeddingDelta, EmbeddingDone, Outcome, StopEvent, Usage
-from unievent._decoder import StreamDecoder as RuntimeStreamDecoder  # takes any protocol name
 
 
 def run(protocol: str, body: bytes | list[bytes], **options: Any) -> tuple[list[Any], Outcome]:
-    decoder = RuntimeStreamDecoder(protocol, stream_id="s", clock=lambda: 0, **options)
-    events: list[Any] = []
-    for piece in [body] if isinstance(body, bytes) else body:
-        events += decoder.push(piece)
-    last, outcome = decoder.finish()
-    events += last
-    unievent.validate(events, partial=outcome.end != "complete")
-    return events, outcome
+    return decode_stream(protocol, body, **options)
 
 
 def every_split(protocol: str, body: bytes) -> tuple[list[Any], Outcome]:
-    whole = run(protocol, body)
-    for cut in range(1, len(body)):
-        assert run(protocol, split_at(body, [cut])) == whole, f"cut at {cut}"
-    assert run(protocol, [body[i : i + 1] for i in range(len(body))]) == whole
-    return whole
+    return split_everywhere(protocol, body)
 
 
 def vectors_of(outcome: Outcome) -> list[list[float]]:

@@ -16,7 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import unievent
-from tests.helpers import calls_of, split_at
+from tests.helpers import calls_of, decode_stream, split_at, split_everywhere
 from unievent import (
     InlineDataDone,
     Outcome,
@@ -28,7 +28,6 @@ from unievent import (
     ToolCallDone,
     Usage,
 )
-from unievent._decoder import StreamDecoder as RuntimeStreamDecoder  # takes any protocol name
 from unievent._protocols.ollama import image_type, normalize_ollama_finish
 
 MODEL = "qwen3:8b"
@@ -82,22 +81,11 @@ def wire(*lines: dict[str, Any]) -> bytes:
 
 
 def run(body: bytes | list[bytes], protocol: str = "ollama", **options: Any) -> tuple[list[Any], Outcome]:
-    decoder = RuntimeStreamDecoder(protocol, stream_id="s", clock=lambda: 0, **options)
-    events: list[Any] = []
-    for piece in [body] if isinstance(body, bytes) else body:
-        events += decoder.push(piece)
-    last, outcome = decoder.finish()
-    events += last
-    unievent.validate(events, partial=outcome.end != "complete")
-    return events, outcome
+    return decode_stream(protocol, body, **options)
 
 
 def every_split(body: bytes, **options: Any) -> tuple[list[Any], Outcome]:
-    whole = run(body, **options)
-    for cut in range(1, len(body)):
-        assert run(split_at(body, [cut]), **options) == whole, f"cut at {cut}"
-    assert run([body[i : i + 1] for i in range(len(body))], **options) == whole
-    return whole
+    return split_everywhere("ollama", body, **options)
 
 
 def items(events: list[Any]) -> list[Any]:
