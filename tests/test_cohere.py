@@ -131,8 +131,8 @@ def run(body: bytes | list[bytes], protocol: str = "cohere", **options: Any) -> 
     return decode_stream(protocol, body, **options)
 
 
-def every_split(body: bytes, **options: Any) -> tuple[list[Any], Outcome]:
-    return split_everywhere("cohere", body, **options)
+def every_split(body: bytes, protocol: str = "cohere", **options: Any) -> tuple[list[Any], Outcome]:
+    return split_everywhere(protocol, body, **options)
 
 
 def items(events: list[Any]) -> list[Any]:

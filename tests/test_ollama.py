@@ -84,8 +84,8 @@ def run(body: bytes | list[bytes], protocol: str = "ollama", **options: Any) -> 
     return decode_stream(protocol, body, **options)
 
 
-def every_split(body: bytes, **options: Any) -> tuple[list[Any], Outcome]:
-    return split_everywhere("ollama", body, **options)
+def every_split(body: bytes, protocol: str = "ollama", **options: Any) -> tuple[list[Any], Outcome]:
+    return split_everywhere(protocol, body, **options)
 
 
 def items(events: list[Any]) -> list[Any]:
