@@ -38,8 +38,8 @@ __all__ = ["PROTOCOLS", "Clock", "StreamDecoder"]
 
 Clock = Callable[[], int]
 
-_loads = orjson.loads
-_JSONDecodeError = orjson.JSONDecodeError
+_loads: Final = orjson.loads
+_JSONDecodeError: Final = orjson.JSONDecodeError
 _EVERY_FRAMING: Final = tuple(FRAMERS)
 _MAX_HELD: Final = 64  # frames an `auto` decoder holds waiting for one that names the protocol
 _WATCHED: Final = 8  # first frames of an explicit protocol sniffed for another protocol

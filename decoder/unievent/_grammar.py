@@ -311,18 +311,24 @@ class ArgumentsError(Exception):
         self.raw = raw
 
 
-# Decoder-built deltas skip attrs' __init__: the slots are set directly.
-_new = object.__new__
-_set_text = slot_setter(TextDelta, "text")
-_set_text_fidelity = slot_setter(TextDelta, "fidelity")
-_set_thinking = slot_setter(ThinkingDelta, "thinking")
-_set_event_item = slot_setter(DeltaEvent, "item")
-_set_event_created = slot_setter(DeltaEvent, "created_at")
-_set_args_name = slot_setter(ToolCallDelta, "name")
-_set_args = slot_setter(ToolCallDelta, "arguments")
-_set_args_id = slot_setter(ToolCallDelta, "tool_call_id")
-_set_args_fidelity = slot_setter(ToolCallDelta, "fidelity")
-_set_thinking_fidelity = slot_setter(ThinkingDelta, "fidelity")
+# Decoder-built deltas skip attrs' __init__: the slots are set directly.  Final, and the
+# classes bound to Final names too: where this module is compiled (mypyc) they are C
+# statics, not a dictionary lookup per delta.
+_new: Final = object.__new__
+_TextDelta: Final = TextDelta
+_ThinkingDelta: Final = ThinkingDelta
+_ToolCallDelta: Final = ToolCallDelta
+_DeltaEvent: Final = DeltaEvent
+_set_text: Final = slot_setter(TextDelta, "text")
+_set_text_fidelity: Final = slot_setter(TextDelta, "fidelity")
+_set_thinking: Final = slot_setter(ThinkingDelta, "thinking")
+_set_event_item: Final = slot_setter(DeltaEvent, "item")
+_set_event_created: Final = slot_setter(DeltaEvent, "created_at")
+_set_args_name: Final = slot_setter(ToolCallDelta, "name")
+_set_args: Final = slot_setter(ToolCallDelta, "arguments")
+_set_args_id: Final = slot_setter(ToolCallDelta, "tool_call_id")
+_set_args_fidelity: Final = slot_setter(ToolCallDelta, "fidelity")
+_set_thinking_fidelity: Final = slot_setter(ThinkingDelta, "fidelity")
 
 
 _STATE_TEXT: Final = G.STATE_OF_KIND[G.K_TEXT]
@@ -421,10 +427,10 @@ class Assembler:
         """Add visible text to the open text item, or open one."""
         if self.state == _STATE_TEXT and text and fidelity is None:  # most calls
             self._parts.append(text)
-            item = _new(TextDelta)
+            item = _new(_TextDelta)
             _set_text(item, text)
             _set_text_fidelity(item, None)
-            event = _new(DeltaEvent)
+            event = _new(_DeltaEvent)
             _set_event_item(event, item)
             _set_event_created(event, self.now)
             self.out.append(event)
@@ -435,10 +441,10 @@ class Assembler:
         """Add reasoning text to the open thinking item, or open one."""
         if self.state == _STATE_THINKING and thinking and fidelity is None:  # most calls
             self._parts.append(thinking)
-            item = _new(ThinkingDelta)
+            item = _new(_ThinkingDelta)
             _set_thinking(item, thinking)
             _set_thinking_fidelity(item, None)
-            event = _new(DeltaEvent)
+            event = _new(_DeltaEvent)
             _set_event_item(event, item)
             _set_event_created(event, self.now)
             self.out.append(event)
@@ -482,12 +488,12 @@ class Assembler:
             raise RuntimeError("tool-call arguments with no tool call open")
         if fragment:
             self._parts.append(fragment)
-            item = _new(ToolCallDelta)
+            item = _new(_ToolCallDelta)
             _set_args_name(item, "")
             _set_args(item, fragment)
             _set_args_id(item, "")
             _set_args_fidelity(item, None)
-            event = _new(DeltaEvent)
+            event = _new(_DeltaEvent)
             _set_event_item(event, item)
             _set_event_created(event, self.now)
             self.out.append(event)

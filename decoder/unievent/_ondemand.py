@@ -32,8 +32,8 @@ import orjson
 
 __all__ = ["Template", "fast_paths_enabled"]
 
-_loads = orjson.loads
-_JSONDecodeError = orjson.JSONDecodeError
+_loads: Final = orjson.loads
+_JSONDecodeError: Final = orjson.JSONDecodeError
 
 _COUNTER_KEY: Final = b'"sequence_number":'
 _PAD_KEY: Final = b'"obfuscation":"'
@@ -41,8 +41,11 @@ _PROBE: Final = 'é \\ x\t\n'  # JSON escapes of several kinds, none before the 
 _PROBE_PAD: Final = "Zz9"
 
 # the holes of a template, and where a padding lies
-_STRING, _COUNTER, _PAD = 0, 1, 2
-_PAD_LAST, _PAD_FIRST = 1, 2
+_STRING: Final = 0
+_COUNTER: Final = 1
+_PAD: Final = 2
+_PAD_LAST: Final = 1
+_PAD_FIRST: Final = 2
 
 
 def fast_paths_enabled() -> bool:

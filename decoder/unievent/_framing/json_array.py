@@ -49,7 +49,10 @@ _ST_ELEMENT: Final = M.ST_ELEMENT
 _ST_AFTER: Final = M.ST_AFTER
 _ST_ENDED: Final = M.ST_ENDED
 # how an element is being read
-_WHOLE, _SCAN, _STRING, _SCALAR = range(4)
+_WHOLE: Final = 0
+_SCAN: Final = 1
+_STRING: Final = 2
+_SCALAR: Final = 3
 
 
 class JSONArrayFramer:

@@ -49,7 +49,10 @@ _NON_BLANK: Final = re.compile(rb"[^ \t\r\n]")
 _PRELUDE: Final = 12  # an event-stream frame's lengths and their CRC
 
 # what the sniffer waits for
-_FIRST_BYTE, _FIRST_LINE, _AFTER_LINE, _PRELUDE_BYTES = range(4)
+_FIRST_BYTE: Final = 0
+_FIRST_LINE: Final = 1
+_AFTER_LINE: Final = 2
+_PRELUDE_BYTES: Final = 3
 
 
 def make_framer(name: str, sink: FrameSink, protocol: str, max_frame: int) -> Framer:

@@ -99,8 +99,8 @@ _DELTA_LOOPS: Final = frozenset(
     s for s in range(len(M.STATES)) if _NEXT[s][_DELTA] == s and _DO[s][_DELTA] == (_APPLY,)
 )
 
-_loads = orjson.loads
-_JSONDecodeError = orjson.JSONDecodeError
+_loads: Final = orjson.loads
+_JSONDecodeError: Final = orjson.JSONDecodeError
 # The hot delta of each block kind, as Anthropic writes it: the frame up to its one
 # string (the index filled in when the block opens), then `}`, spaces, `}`.
 _HOT_HEAD: Final = {
@@ -110,7 +110,11 @@ _HOT_HEAD: Final = {
 }
 
 # block kinds
-_TEXT, _THINKING, _REDACTED, _TOOL, _SIDE = range(5)
+_TEXT: Final = 0
+_THINKING: Final = 1
+_REDACTED: Final = 2
+_TOOL: Final = 3
+_SIDE: Final = 4
 _BLOCK_KINDS: Final = {"text": _TEXT, "thinking": _THINKING, "redacted_thinking": _REDACTED, "tool_use": _TOOL}
 # the block a delta implies when its start never came
 _IMPLIED_BY_DELTA: Final = {

@@ -86,10 +86,13 @@ _DELTA_LOOPS: Final = frozenset(
 )
 
 # block kinds
-_CONTENT, _TOOL, _SIDE, _IMAGE = range(4)
+_CONTENT: Final = 0
+_TOOL: Final = 1
+_SIDE: Final = 2
+_IMAGE: Final = 3
 
-_loads = orjson.loads
-_JSONDecodeError = orjson.JSONDecodeError
+_loads: Final = orjson.loads
+_JSONDecodeError: Final = orjson.JSONDecodeError
 # The hot deltas of a content block as Bedrock writes them (keys sorted): the frame up
 # to its one string (the index filled in when the block opens), then the delta's
 # closing braces and, mostly, the `p` padding (ASCII letters and digits).

@@ -80,8 +80,12 @@ _DELTA_LOOPS: Final = frozenset(
 )
 
 # block families and kinds
-_CONTENT, _CALL = 0, 1
-_TEXT, _THINKING, _TOOL, _SIDE = range(4)
+_CONTENT: Final = 0
+_CALL: Final = 1
+_TEXT: Final = 0
+_THINKING: Final = 1
+_TOOL: Final = 2
+_SIDE: Final = 3
 _FAMILY_OF: Final = {
     "content-start": _CONTENT,
     "content-delta": _CONTENT,
@@ -91,8 +95,8 @@ _FAMILY_OF: Final = {
     "tool-call-end": _CALL,
 }
 _FAMILY_NAMES: Final = ("content", "tool call")
-_loads = orjson.loads
-_JSONDecodeError = orjson.JSONDecodeError
+_loads: Final = orjson.loads
+_JSONDecodeError: Final = orjson.JSONDecodeError
 # The hot delta of each content kind, as Cohere writes it: the frame up to its one
 # string (the index filled in when the block opens), then `}}}}`.
 _HOT_HEAD: Final = {

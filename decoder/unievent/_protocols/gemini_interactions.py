@@ -66,7 +66,10 @@ USAGE: Final = UsageWire(
     {"prompt_raw": ("prompt", "cached")},
 )
 # step kinds
-_THOUGHT, _OUTPUT, _CALL, _SIDE = range(4)
+_THOUGHT: Final = 0
+_OUTPUT: Final = 1
+_CALL: Final = 2
+_SIDE: Final = 3
 _STEP_KINDS: Final = {"thought": _THOUGHT, "model_output": _OUTPUT, "function_call": _CALL}
 # the step a delta implies when its start never came
 _IMPLIED_BY_DELTA: Final = {

@@ -190,10 +190,10 @@ class _Item:
         self.refusal_done = False
 
 
-_str = as_str
-_int = as_int
-_dict = as_dict
-_list = as_list
+_str: Final = as_str
+_int: Final = as_int
+_dict: Final = as_dict
+_list: Final = as_list
 
 
 def _step_key(step: dict[str, Any]) -> str | None:
