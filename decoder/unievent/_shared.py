@@ -27,6 +27,7 @@ __all__ = [
     "shown",
     "str_or_none",
     "too_deep",
+    "usage_counts",
 ]
 
 #: the deepest nesting of a frame (and of tool arguments) the decoder accepts
@@ -126,3 +127,16 @@ def error_of(event: str | None, obj: dict[str, Any]) -> ProviderError | None:
     if obj.get("object") == "error" or event == "error":
         return ProviderError(_message_of(obj, obj), str_or_none(obj.get("type")), code_of(obj.get("code")), obj)
     return None
+
+
+def usage_counts(plan: tuple[tuple[str, str, str], ...], usage: dict[str, Any]) -> dict[str, int]:
+    """A usage object's counts by name, read by a UsageWire's plan (non-negative
+    integers only; see _usage_wire.py)."""
+    out: dict[str, int] = {}
+    for key, inner, name in plan:
+        value = usage.get(key)
+        if inner:
+            value = value.get(inner) if type(value) is dict else None
+        if type(value) is int and value >= 0:
+            out[name] = value
+    return out

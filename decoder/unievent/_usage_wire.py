@@ -12,6 +12,7 @@ from typing import Any
 import attrs
 
 from unievent._events import Usage
+from unievent._shared import usage_counts
 
 __all__ = ["UsageWire"]
 
@@ -27,25 +28,18 @@ class UsageWire:
     #: a top-level total the wire writes (its key, the top-level counts it adds up);
     #: the reader does not need it
     total: tuple[str, tuple[str, ...]] | None = None
-    # (key, key within it or "", name) per field: usage objects nest two deep at most
-    _plan: tuple[tuple[str, str, str], ...] = attrs.field(init=False, repr=False, eq=False)
+    #: (key, key within it or "", name) per field: usage objects nest two deep at most;
+    #: a hot reader passes it to `usage_counts` itself (a compiled function)
+    plan: tuple[tuple[str, str, str], ...] = attrs.field(init=False, repr=False, eq=False)
 
     def __attrs_post_init__(self) -> None:
         assert all(1 <= len(path) <= 2 for path, _ in self.fields), "a usage path is one or two keys"
         plan = tuple((path[0], path[1] if len(path) == 2 else "", name) for path, name in self.fields)
-        object.__setattr__(self, "_plan", plan)
+        object.__setattr__(self, "plan", plan)
 
     def read(self, usage: dict[str, Any]) -> dict[str, int]:
         """The wire's counts by name (non-negative integers only)."""
-        out: dict[str, int] = {}
-        get = usage.get
-        for key, inner, name in self._plan:
-            value = get(key)
-            if inner:
-                value = value.get(inner) if type(value) is dict else None
-            if type(value) is int and value >= 0:
-                out[name] = value
-        return out
+        return usage_counts(self.plan, usage)
 
     def write(self, usage: Usage) -> dict[str, Any]:
         """MMSP usage as this wire's usage object (counts it cannot know are left out)."""

@@ -45,7 +45,7 @@ from unievent._events import FinishReason
 from unievent._generated import gemini as M
 from unievent._outcome import ProviderError
 from unievent._session import MachineHandler, Session
-from unievent._shared import code_of, json_text, shown, str_or_none
+from unievent._shared import code_of, json_text, shown, str_or_none, usage_counts
 from unievent._usage_wire import UsageWire
 
 __all__ = ["Gemini", "normalize_gemini_finish"]
@@ -70,6 +70,7 @@ USAGE: Final = UsageWire(
     ),
     {"prompt_raw": ("prompt", "cached")},
 )
+_USAGE_PLAN: Final = USAGE.plan  # read on every record: by the compiled usage_counts
 _PATH_STEP: Final = re.compile(r"""\.([^.\[\]]+)|\[(\d+)\]|\['((?:[^'\\]|\\.)*)'\]|\["((?:[^"\\]|\\.)*)"\]""")
 
 
@@ -281,7 +282,7 @@ class Gemini(MachineHandler):
 
     def _usage(self, usage: dict[str, Any]) -> None:
         raw = self.usage_raw
-        raw.update(USAGE.read(usage))
+        raw.update(usage_counts(_USAGE_PLAN, usage))
         if not raw:
             return  # Vertex's usage objects without counts change nothing
         mmsp = self.session.raw_usage
