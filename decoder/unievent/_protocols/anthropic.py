@@ -95,8 +95,8 @@ _KINDS: Final[dict[str, int]] = {
     "error": M.SY_ERROR,
 }
 # states whose block_delta transition is "stay here and apply the delta" (from the table)
-_DELTA_LOOPS: Final = frozenset(
-    s for s in range(len(M.STATES)) if _NEXT[s][_DELTA] == s and _DO[s][_DELTA] == (_APPLY,)
+_DELTA_LOOPS: Final = tuple(
+    _NEXT[s][_DELTA] == s and _DO[s][_DELTA] == (_APPLY,) for s in range(len(M.STATES))
 )
 
 _loads: Final = orjson.loads
@@ -158,9 +158,9 @@ class Anthropic(MachineHandler):
         self.call_name = ""  # a tool_use block implied by its deltas: named late
         self.on_delta: Callable[[dict[str, Any]], None] = self._side_block_delta
         # on-demand parsing (see _ondemand.py): the open block's hot delta head, and
-        # what its string is given to
+        # what its string is
         self.hot_head: bytes | None = None
-        self.hot_emit: Callable[[str], None] = self.asm.text
+        self.hot_kind = _TEXT  # what its string is: text, thinking or a tool call's input
         self.fast_frames = 0
 
     # --- frames ---------------------------------------------------------------------
@@ -181,9 +181,15 @@ class Anthropic(MachineHandler):
                 value = _loads(body)
             except _JSONDecodeError:
                 value = None
-            if type(value) is str and self.state in _DELTA_LOOPS:
+            if type(value) is str and _DELTA_LOOPS[self.state]:
                 self.state = _NEXT[self.state][_DELTA]  # the table's loop: stay, apply_delta
-                self.hot_emit(value)
+                kind = self.hot_kind
+                if kind == _TEXT:  # direct calls: a compiled handler makes them without a lookup
+                    self.asm.text(value)
+                elif kind == _THINKING:
+                    self.asm.thinking(value)
+                else:
+                    self._tool_fragment(value)
                 self.fast_frames += 1
                 return FRAME_OK
         obj = self.parse(event, payload)
@@ -197,7 +203,7 @@ class Anthropic(MachineHandler):
             index = obj.get("index")
             if index == self.index and type(index) is int:
                 state = self.state
-                if state in _DELTA_LOOPS:  # the table's transition: stay, apply_delta
+                if _DELTA_LOOPS[state]:  # the table's transition: stay, apply_delta
                     self.state = _NEXT[state][_DELTA]
                     self.on_delta(obj)
                     return False
@@ -383,10 +389,11 @@ class Anthropic(MachineHandler):
         else:
             self.index = -2  # open, but no later frame names it by index
 
-    def _hot(self, kind: str, emit: Callable[[str], None]) -> None:
-        """The open block's hot delta may be taken on demand (a block with a usable index)."""
-        self.hot_head = _HOT_HEAD[kind] % self.index if self.index >= 0 else None
-        self.hot_emit = emit
+    def _hot(self, name: str, kind: int) -> None:
+        """The open block's hot delta may be taken on demand (a block with a usable
+        index): `name` is the block type, `kind` what the delta's string is."""
+        self.hot_head = _HOT_HEAD[name] % self.index if self.index >= 0 else None
+        self.hot_kind = kind
 
     def _start_block(self, index: Any, block: dict[str, Any]) -> None:
         self._take_index(index)
@@ -398,7 +405,7 @@ class Anthropic(MachineHandler):
         self.parts = []
         if kind == _TEXT:
             self.on_delta = self._text_delta
-            self._hot("text", self.asm.text)
+            self._hot("text", _TEXT)
             self.citations = []
             cited = block.get("citations")
             if type(cited) is list:
@@ -408,7 +415,7 @@ class Anthropic(MachineHandler):
                 self.asm.text(text)
         elif kind == _THINKING:
             self.on_delta = self._thinking_delta
-            self._hot("thinking", self.asm.thinking)
+            self._hot("thinking", _THINKING)
             thinking = block.get("thinking")
             if thinking and type(thinking) is str:
                 self.asm.thinking(thinking)
@@ -431,7 +438,7 @@ class Anthropic(MachineHandler):
             given = block.get("input")
             self.args_whole = bool(given) and type(given) is dict
             if not self.args_whole:
-                self._hot("tool_use", self._tool_fragment)
+                self._hot("tool_use", _TOOL)
             self.asm.tool_call(name, self._call_id(block), json_text(given) if self.args_whole else "")
         else:
             self._open_side(block)
@@ -473,7 +480,7 @@ class Anthropic(MachineHandler):
                 self.call_name = name
                 self.asm.tool_call(name, self._call_id(block), "".join(self.parts))
                 self.parts = []
-                self._hot("tool_use", self._tool_fragment)
+                self._hot("tool_use", _TOOL)
 
     def _open_side(self, block: dict[str, Any]) -> None:
         self.on_delta = self._side_block_delta

@@ -190,6 +190,11 @@ class _Item:
         self.refusal_done = False
 
 
+# what a hot delta's string is (and _LEARN_NOTHING: the frame teaches no template)
+_LEARN_NOTHING: Final = -1
+_HOT_TEXT: Final = 0
+_HOT_THINKING: Final = 1
+_HOT_ARGUMENTS: Final = 2
 _str: Final = as_str
 _int: Final = as_int
 _dict: Final = as_dict
@@ -244,8 +249,8 @@ class OpenAIResponses(MachineHandler):
         self.hot_item: _Item | None = None
         self.hot_state = -1
         self.hot_counted = False
-        self.hot_emit: Callable[[str], None] = self._hot_text
-        self.learn: Callable[[str], None] | None = None  # the frame just read could teach a template
+        self.hot_kind = _HOT_TEXT
+        self.learn = _LEARN_NOTHING  # what the frame just read could teach a template for
         self.learn_tries = _LEARN_TRIES
         self.fast_frames = 0
 
@@ -261,7 +266,13 @@ class OpenAIResponses(MachineHandler):
             if value is not None and self.state == self.hot_state and self.item is self.hot_item:
                 if self.hot_counted:
                     self.next_seq += 1
-                self.hot_emit(value)
+                kind = self.hot_kind
+                if kind == _HOT_TEXT:  # direct calls: a compiled handler makes them without a lookup
+                    self._hot_text(value)
+                elif kind == _HOT_THINKING:
+                    self._hot_thinking(value)
+                else:
+                    self._hot_arguments(value)
                 self.fast_frames += 1
                 return FRAME_OK
         obj = self.parse(event, payload)
@@ -272,15 +283,15 @@ class OpenAIResponses(MachineHandler):
             self.hot = None
         # what frame() found it could learn from: None again before the next frame
         learn = self.learn
-        self.learn = None
-        if learn is not None and self.learn_tries and not over:
+        self.learn = _LEARN_NOTHING
+        if learn != _LEARN_NOTHING and self.learn_tries and not over:
             seq = obj.get("sequence_number")
             template = Template.learn(payload, obj, _DELTA_PATH, seq if type(seq) is int else None)
             if template is None:
                 self.learn_tries -= 1
             else:
                 self.hot, self.hot_item, self.hot_state = template, self.item, self.state
-                self.hot_counted, self.hot_emit = type(seq) is int, learn
+                self.hot_counted, self.hot_kind = type(seq) is int, learn
         return FRAME_OVER if over else FRAME_OK
 
     def frame(self, event: str | None, obj: dict[str, Any]) -> bool:
@@ -551,7 +562,7 @@ class OpenAIResponses(MachineHandler):
                 item.refusal.append(delta)
         elif type(delta) is str:
             self._hot_text(delta)
-            self.learn = self._hot_text
+            self.learn = _HOT_TEXT
 
     def _hot_text(self, delta: str) -> None:
         if delta:
@@ -594,7 +605,7 @@ class OpenAIResponses(MachineHandler):
         delta = obj.get("delta")
         if type(delta) is str:
             self._hot_thinking(delta)
-            self.learn = self._hot_thinking
+            self.learn = _HOT_THINKING
 
     def _hot_thinking(self, delta: str) -> None:
         if delta:
@@ -608,7 +619,7 @@ class OpenAIResponses(MachineHandler):
         delta = obj.get("delta")
         if type(delta) is str:
             self._hot_arguments(delta)
-            self.learn = self._hot_arguments
+            self.learn = _HOT_ARGUMENTS
 
     def _hot_arguments(self, delta: str) -> None:
         if delta:
