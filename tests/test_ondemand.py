@@ -172,3 +172,29 @@ def test_another_json_value_in_the_hole_decodes_the_same_both_ways(protocol: str
             frames[index] = frames[index][:start] + value.encode() + frames[index][end:]
             break
     same_both_ways(protocol, [b"\n\n".join(frames)])
+
+
+@pytest.mark.parametrize("protocol", ["openai_chat", "anthropic", "openai_responses"])
+def test_a_run_of_hot_frames_is_taken_in_one_call(protocol: str) -> None:
+    data = getattr(gen, protocol)(400).data
+    cut = data.find(b"\n\n", 8000) + 2  # past the first frames, which the decoder watches
+    decoder = RuntimeStreamDecoder(protocol, stream_id="s", clock=lambda: 0)
+    events = decoder.push(data[:cut])
+    framer: Any = decoder.framer
+    run = framer.run
+    assert run is not None
+    taken: list[int] = []
+
+    def counting(names: list[str | None], payloads: list[bytes], start: int) -> int:
+        n = int(run(names, payloads, start))
+        taken.append(n - start)
+        return n
+
+    framer.run = counting
+    events += decoder.push(data[cut:])
+    last, outcome = decoder.finish()
+    frames = data[cut:].count(b"data: ")
+    # (Chat's tool-call fragments are left to the frame-by-frame sink)
+    assert sum(taken) >= 0.75 * frames and max(taken) >= 50, (sum(taken), max(taken), frames)
+    slow = decode(protocol, [data[:cut], data[cut:]], slow=True)
+    assert (events + last, outcome) == slow[:2]

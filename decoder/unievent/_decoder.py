@@ -23,10 +23,10 @@ import orjson
 from unievent._detect import Undetected, from_content_type, from_frame, from_payload, from_url
 from unievent._errors import DecoderStateError, DecoderUsageError, FrameTooLargeError, UniEventError
 from unievent._events import DoneItem, Event, Message, ToolCallDone
-from unievent._framing import FRAME_JUNK, FRAME_OK, FRAME_OVER, Framer, FrameSink
+from unievent._framing import FRAME_JUNK, FRAME_OK, FRAME_OVER, Framer, FrameSink, RunSink
 from unievent._framing.json_body import JSONBodyFramer
 from unievent._framing.sniff import FRAMERS, FramingSniffer, make_framer
-from unievent._framing.sse import DEFAULT_MAX_FRAME
+from unievent._framing.sse import DEFAULT_MAX_FRAME, SSEFramer
 from unievent._grammar import ArgumentsError
 from unievent._ondemand import fast_paths_enabled
 from unievent._outcome import End, Outcome, ProviderError
@@ -149,6 +149,7 @@ class StreamDecoder:
         self.handler: Handler = Undetected()
         self._handler_frame = self.handler.frame
         self._sink: FrameSink = self._frame
+        self._run_sink: RunSink | None = None  # the handler's, with its own sink (see _set_sink)
         self._held: list[tuple[str | None, bytes]] = []  # frames before the protocol is known
         self._watching = 0  # first frames of an explicit protocol still sniffed
         self._looks_like: str | None = None
@@ -255,10 +256,12 @@ class StreamDecoder:
         self.handler = spec.handler(self.session)
         self._handler_frame = self.handler.frame
         self._sink = self._frame
+        self._run_sink = None
         raw = getattr(self.handler, "raw", None)
         if raw is not None and fast_paths_enabled():
             self.handler.parse = self._object  # type: ignore[attr-defined]
             self._sink = raw
+            self._run_sink = getattr(self.handler, "raw_run", None)
 
     def _detect(self, event: str | None, payload: bytes) -> int:
         """The sink of an `auto` decoder: frames are held until one names the protocol,
@@ -317,6 +320,8 @@ class StreamDecoder:
     def _set_sink(self, sink: FrameSink) -> None:
         framer: Any = self.framer
         framer.sink = sink
+        if isinstance(framer, SSEFramer):  # the handler's run taker goes with its own sink only
+            framer.run = self._run_sink if sink is self._sink else None
 
     def _wrong_protocol(self, end: End) -> End:
         """A body whose frames never matched the protocol but look like another's: the

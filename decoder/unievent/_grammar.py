@@ -451,6 +451,54 @@ class Assembler:
         else:
             self._add_text(G.K_THINKING, thinking, fidelity)
 
+    def texts(self, values: list[str]) -> None:
+        """text() of each value in turn (a run of hot deltas): once the text item is
+        open, each non-empty value is one delta built as text() builds it, and an
+        empty one adds nothing, as in text()."""
+        n = 0
+        count = len(values)
+        while n < count and self.state != _STATE_TEXT:
+            self.text(values[n])
+            n += 1
+        if n == count:
+            return
+        now = self.now
+        out = self.out
+        parts = self._parts
+        for text in values[n:] if n else values:
+            if text:
+                parts.append(text)
+                item = _new(_TextDelta)
+                _set_text(item, text)
+                _set_text_fidelity(item, None)
+                event = _new(_DeltaEvent)
+                _set_event_item(event, item)
+                _set_event_created(event, now)
+                out.append(event)
+
+    def thinkings(self, values: list[str]) -> None:
+        """thinking() of each value in turn (a run of hot deltas), as texts() does."""
+        n = 0
+        count = len(values)
+        while n < count and self.state != _STATE_THINKING:
+            self.thinking(values[n])
+            n += 1
+        if n == count:
+            return
+        now = self.now
+        out = self.out
+        parts = self._parts
+        for thinking in values[n:] if n else values:
+            if thinking:
+                parts.append(thinking)
+                item = _new(_ThinkingDelta)
+                _set_thinking(item, thinking)
+                _set_thinking_fidelity(item, None)
+                event = _new(_DeltaEvent)
+                _set_event_item(event, item)
+                _set_event_created(event, now)
+                out.append(event)
+
     def _add_text(self, kind: int, value: str, fidelity: Fidelity | None) -> None:
         """text() and thinking() when an item opens, closes or takes fidelity."""
         state = G.STATE_OF_KIND[kind]

@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Final, Protocol
 
-__all__ = ["BOM", "FRAME_JUNK", "FRAME_OK", "FRAME_OVER", "FrameSink", "Framer", "past_boms"]
+__all__ = ["BOM", "FRAME_JUNK", "FRAME_OK", "FRAME_OVER", "FrameSink", "Framer", "RunSink", "past_boms"]
 
 # Final: a compiled framer (mypyc) inlines the values
 FRAME_OK: Final = 0
@@ -25,6 +25,10 @@ FRAME_JUNK: Final = 1
 FRAME_OVER: Final = 2
 
 FrameSink = Callable[[str | None, bytes], int]
+#: a handler's sink for a run of whole frames (event names and payloads, from an
+#: index on): it takes the frames it can take on demand, exactly as its FrameSink would
+#: one by one, and returns the index of the first frame it did not take
+RunSink = Callable[[list[str | None], list[bytes], int], int]
 
 BOM: Final = b"\xef\xbb\xbf"
 

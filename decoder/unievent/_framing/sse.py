@@ -18,7 +18,8 @@
 # whole or in pieces; so does a frame whose data lines add up past it (counted as they
 # arrive, never recounted).
 #
-# A dispatched frame goes to `sink(event, payload)` (see _framing/__init__.py).  A
+# A dispatched frame goes to `sink(event, payload)` (see _framing/__init__.py); a run of
+# whole frames is first offered to `run`, when the sink has one.  A
 # frame of several data lines that is not JSON as a whole is retried line by line
 # (gateways that drop the blank line between events).  Once the sink says the stream
 # is over, frames are still split, only to be counted (`ignored`).  At end of input a
@@ -30,7 +31,7 @@ from operator import itemgetter
 from typing import Final
 
 from unievent._errors import FrameTooLargeError
-from unievent._framing import BOM, FRAME_JUNK, FRAME_OK, FRAME_OVER, FrameSink, past_boms
+from unievent._framing import BOM, FRAME_JUNK, FRAME_OK, FRAME_OVER, FrameSink, RunSink, past_boms
 from unievent._generated import sse as M
 
 __all__ = ["BODY_CAP", "DEFAULT_MAX_FRAME", "SSEFramer"]
@@ -150,6 +151,7 @@ class SSEFramer:
         "ignored",
         "max_frame",
         "protocol",
+        "run",
         "sink",
         "skipped",
         "state",
@@ -157,6 +159,9 @@ class SSEFramer:
 
     def __init__(self, sink: FrameSink, protocol: str, max_frame: int = DEFAULT_MAX_FRAME) -> None:
         self.sink = sink
+        # the sink's run taker (the decoder sets it when the sink has one): a run of
+        # whole frames is offered to it before each frame goes to `sink`
+        self.run: RunSink | None = None
         self.protocol = protocol
         self.max_frame = max_frame
         self.state = M.INITIAL
@@ -387,8 +392,17 @@ class SSEFramer:
             return False
         self.state = dest
         status = FRAME_OK
-        for n, payload in enumerate(payloads):
-            status = self.sink(events[n], payload)  # read each time: a sink may hand over to another
+        n = 0
+        count = len(payloads)
+        while n < count:
+            run = self.run  # read each time, as the sink: a sink may hand over to another
+            if run is not None:
+                taken = run(events, payloads, n)
+                if taken > n:  # every frame it took was FRAME_OK
+                    n = taken
+                    status = FRAME_OK
+                    continue
+            status = self.sink(events[n], payloads[n])
             if status:
                 if status == FRAME_JUNK:
                     self.skipped += 1
@@ -397,6 +411,7 @@ class SSEFramer:
                     for later in payloads[n + 1 :]:
                         self._ignore(later)
                     break
+            n += 1
         self._status = status
         return True
 

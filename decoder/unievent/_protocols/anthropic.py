@@ -197,6 +197,42 @@ class Anthropic(MachineHandler):
             return obj
         return FRAME_OVER if self.frame(event, obj) else FRAME_OK
 
+    def raw_run(self, events: list[str | None], payloads: list[bytes], start: int) -> int:
+        """The framer's run taker: the open block's hot deltas from `start` on, each
+        exactly as `raw` takes it (padded frames and anything else are left to `raw`);
+        the index of the first frame not taken."""
+        head = self.hot_head
+        if head is None or not _DELTA_LOOPS[self.state]:  # the table's loop: stay, apply_delta
+            return start
+        skip = len(head)
+        values: list[str] = []
+        n = start
+        count = len(payloads)
+        while n < count:
+            payload = payloads[n]
+            if not payload.startswith(head) or not payload.endswith(b"}}"):
+                break
+            try:
+                value = _loads(payload[skip:-2])
+            except _JSONDecodeError:
+                break
+            if type(value) is not str:
+                break
+            values.append(value)
+            n += 1
+        if n == start:
+            return start
+        kind = self.hot_kind
+        if kind == _TEXT:
+            self.asm.texts(values)
+        elif kind == _THINKING:
+            self.asm.thinkings(values)
+        else:
+            for value in values:
+                self._tool_fragment(value)
+        self.fast_frames += n - start
+        return n
+
     def frame(self, event: str | None, obj: dict[str, Any]) -> bool:
         kind = obj.get("type")
         if kind == "content_block_delta":  # the hot path: one comparison to a symbol

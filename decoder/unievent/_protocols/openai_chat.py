@@ -197,6 +197,27 @@ class OpenAIChat(MachineHandler):
                 self._learn(Template.learn(payload, obj, _ARGUMENTS, None), learnable_call)
         return FRAME_OVER if over else FRAME_OK
 
+    def raw_run(self, events: list[str | None], payloads: list[bytes], start: int) -> int:
+        """The framer's run taker: text chunks matching the learned template from
+        `start` on, each exactly as `raw` takes it; the index of the first frame not
+        taken (tool-call fragments and anything else are left to `raw`)."""
+        hot = self.hot
+        if hot is None or not _CHUNK_LOOPS[self.state]:  # the table's loop: stay, apply_chunk
+            return start
+        values: list[str] = []
+        n = start
+        count = len(payloads)
+        while n < count and events[n] != "error":
+            text = hot.match(payloads[n])
+            if text is None:
+                break
+            values.append(text)
+            n += 1
+        if n > start:
+            self.asm.texts(values)
+            self.fast_frames += n - start
+        return n
+
     def _learn(self, template: Template | None, call: _Call | None) -> None:
         if template is None:
             self.learn_tries -= 1

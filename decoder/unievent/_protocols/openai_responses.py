@@ -294,6 +294,43 @@ class OpenAIResponses(MachineHandler):
                 self.hot_counted, self.hot_kind = type(seq) is int, learn
         return FRAME_OVER if over else FRAME_OK
 
+    def raw_run(self, events: list[str | None], payloads: list[bytes], start: int) -> int:
+        """The framer's run taker: the open item's hot deltas from `start` on, each
+        exactly as `raw` takes it (its sequence number the next expected); the index
+        of the first frame not taken."""
+        hot = self.hot
+        if hot is None or self.state != self.hot_state or self.item is not self.hot_item:
+            return start
+        values: list[str] = []
+        n = start
+        count = len(payloads)
+        seq = self.next_seq
+        step = 1 if self.hot_counted else 0
+        while n < count:
+            value = hot.match(payloads[n], seq)
+            if value is None:
+                break
+            values.append(value)
+            seq += step
+            n += 1
+        if n == start:
+            return start
+        self.next_seq = seq
+        kind = self.hot_kind
+        if kind == _HOT_TEXT:
+            self.asm.texts(values)
+            if any(values):
+                self.item.part_text = True  # type: ignore[union-attr]  # as _hot_text marks it
+        elif kind == _HOT_THINKING:
+            self.asm.thinkings(values)
+            if any(values):
+                self.item.part_text = True  # type: ignore[union-attr]  # as _hot_thinking marks it
+        else:
+            for value in values:
+                self._hot_arguments(value)
+        self.fast_frames += n - start
+        return n
+
     def frame(self, event: str | None, obj: dict[str, Any]) -> bool:
         get = obj.get
         etype: Any = get("type")
