@@ -2,6 +2,10 @@
 
     python tests/bench/count.py [--protocol P,...] [--events N] [--feed whole,split] [--no-gate]
 
+Protocols: the generated streams of gen.py (openai_chat, anthropic, openai_responses,
+gemini) and those of beyond_sse.py (ollama, cohere, bedrock_converse, bedrock_invoke),
+each against its own floor.
+
 Runs each contender (and an empty run, for the set-up cost) in its own process under
 `valgrind --tool=callgrind`, decoding the same generated stream three times, fed whole
 or in the benchmark's network-sized pieces, and prints the ratio of instructions over
@@ -26,6 +30,8 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 PROTOCOL_NAMES = ("openai_chat", "anthropic", "openai_responses", "gemini")
+# generated and floored by beyond_sse.py (its text answers and framing floors)
+BEYOND_SSE = ("ollama", "cohere", "bedrock_converse", "bedrock_invoke")
 GATES = {"compiled": 1.3, "pure": 1.6}
 
 
@@ -44,6 +50,9 @@ def pieces_of(data: bytes, feed: str) -> list[bytes]:
 def run_one(protocol: str, contender: str, events: int, feed: str) -> None:
     """The measured process: set up both contenders, then decode with one of them."""
     sys.path.insert(0, str(HERE))
+    if protocol in BEYOND_SSE:
+        run_beyond_sse(protocol, contender, events, feed)
+        return
     import contenders
     import gen
 
@@ -54,6 +63,24 @@ def run_one(protocol: str, contender: str, events: int, feed: str) -> None:
     floor([stream.data[:3000]])  # warm both paths the same way in every run
     uni([stream.data[:3000]])
     chosen = {"floor": floor, "unievent": uni}.get(contender)
+    if chosen is not None:
+        for _ in range(3):
+            chosen(pieces)
+
+
+def run_beyond_sse(protocol: str, contender: str, events: int, feed: str) -> None:
+    """run_one for a protocol of beyond_sse.py: its stream, its floor, its decode."""
+    import beyond_sse
+
+    make, floor = next((make, floor) for name, make, floor in beyond_sse.STREAMS if name == protocol)
+    pieces = pieces_of(make(random.Random(7), events), feed)
+    warm = [make(random.Random(1), 20)]
+    floor(warm)  # warm both paths the same way in every run
+    beyond_sse.decode(protocol, warm)
+    def ours(p: list[bytes]) -> None:
+        beyond_sse.decode(protocol, p)
+
+    chosen = {"floor": floor, "unievent": ours}.get(contender)
     if chosen is not None:
         for _ in range(3):
             chosen(pieces)
@@ -90,7 +117,7 @@ def main(argv: list[str]) -> int:
         run_one(argv[1], argv[2], int(argv[3]), argv[4])
         return 0
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--protocol", default=",".join(PROTOCOL_NAMES))
+    parser.add_argument("--protocol", default=",".join(PROTOCOL_NAMES + BEYOND_SSE))
     parser.add_argument("--events", type=int, default=4000)
     parser.add_argument("--feed", default="whole,split")
     parser.add_argument("--no-gate", action="store_true", help="report only; exit 0 whatever the ratios")
