@@ -452,48 +452,41 @@ class Assembler:
             self._add_text(G.K_THINKING, thinking, fidelity)
 
     def texts(self, values: list[str]) -> None:
-        """text() of each value in turn (a run of hot deltas): once the text item is
-        open, each non-empty value is one delta built as text() builds it, and an
-        empty one adds nothing, as in text()."""
-        n = 0
-        count = len(values)
-        while n < count and self.state != _STATE_TEXT:
-            self.text(values[n])
-            n += 1
-        if n == count:
-            return
-        now = self.now
-        out = self.out
-        parts = self._parts
-        for text in values[n:] if n else values:
-            if text:
-                parts.append(text)
-                item = _new(_TextDelta)
-                _set_text(item, text)
-                _set_text_fidelity(item, None)
-                event = _new(_DeltaEvent)
-                _set_event_item(event, item)
-                _set_event_created(event, now)
-                out.append(event)
+        """text() of each value in turn (a run of hot deltas)."""
+        self._run(values, _STATE_TEXT, self.text, _TextDelta, _set_text, _set_text_fidelity)
 
     def thinkings(self, values: list[str]) -> None:
-        """thinking() of each value in turn (a run of hot deltas), as texts() does."""
+        """thinking() of each value in turn (a run of hot deltas)."""
+        self._run(values, _STATE_THINKING, self.thinking, _ThinkingDelta, _set_thinking, _set_thinking_fidelity)
+
+    def _run(
+        self,
+        values: list[str],
+        state: int,
+        one: Callable[[str], None],
+        cls: type[TextDelta] | type[ThinkingDelta],
+        set_value: Callable[[Any, str], None],
+        set_fidelity: Callable[[Any, None], None],
+    ) -> None:
+        """`one` (text or thinking) of each value in turn: until its item is open, by
+        calling it; then each non-empty value is one delta built as `one` builds it,
+        and an empty one adds nothing, as in `one`."""
         n = 0
         count = len(values)
-        while n < count and self.state != _STATE_THINKING:
-            self.thinking(values[n])
+        while n < count and self.state != state:
+            one(values[n])
             n += 1
         if n == count:
             return
         now = self.now
         out = self.out
         parts = self._parts
-        for thinking in values[n:] if n else values:
-            if thinking:
-                parts.append(thinking)
-                item = _new(_ThinkingDelta)
-                _set_thinking(item, thinking)
-                _set_thinking_fidelity(item, None)
+        for value in values[n:] if n else values:
+            if value:
+                parts.append(value)
+                item = _new(cls)
+                set_value(item, value)
+                set_fidelity(item, None)
                 event = _new(_DeltaEvent)
                 _set_event_item(event, item)
                 _set_event_created(event, now)
