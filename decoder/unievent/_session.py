@@ -136,6 +136,7 @@ class MachineHandler:
     `eof` transition names the end."""
 
     machine: ClassVar[Any]
+    session: Session
     state: int
     #: the stream's own stop event went out (a wire that carries UniEvents): the decoder
     #: does not make one
@@ -154,6 +155,17 @@ class MachineHandler:
 
     def state_name(self) -> str:
         return str(self.machine.STATES[self.state])
+
+    def out_of_order(self, state: int, symbol: int, what: str, obj: dict[str, Any]) -> bool:
+        """A frame the table does not declare in `state`: the stream fails with a
+        protocol error naming what arrived, its symbol, the state and what the table
+        allows there.  True: the stream is over."""
+        machine = self.machine
+        allowed = ", ".join(machine.ALLOWED[state])
+        message = f"out-of-order event: {what} ({machine.SYMBOLS[symbol]}) in state {machine.STATES[state]!r}"
+        self.session.fail(ProviderError(f"{message}; allowed: {allowed}", "protocol_error", None, obj))
+        self.state = machine.ST_FAILED
+        return True
 
     def done_sentinel(self) -> bool:
         """`data: [DONE]`: fire the machine's `done_sentinel` where it is declared;

@@ -307,17 +307,7 @@ class Anthropic(MachineHandler):
             what += f" for block {shown(index)}, which already stopped"
         elif symbol in (_START, M.SY_NEW_DELTA):
             what += f" for block {shown(index)} after the stop reason"
-        allowed = ", ".join(M.ALLOWED[state])
-        self.session.fail(
-            ProviderError(
-                f"out-of-order event: {what} ({M.SYMBOLS[symbol]}) in state {M.STATES[state]!r}; allowed: {allowed}",
-                "protocol_error",
-                None,
-                obj,
-            )
-        )
-        self.state = M.ST_FAILED
-        return True
+        return self.out_of_order(state, symbol, what, obj)
 
     def finish_reason(self) -> FinishReason:
         return normalize_anthropic_finish(self.session.native_finish_reason)

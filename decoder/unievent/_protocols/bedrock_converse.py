@@ -233,17 +233,7 @@ class BedrockConverse(MachineHandler):
             what += f" for block {shown(index)}, which already stopped"
         elif state in (M.ST_STOPPED, M.ST_METERED):
             what += " after messageStop" if state == M.ST_STOPPED else " after metadata"
-        allowed = ", ".join(M.ALLOWED[state])
-        self.session.fail(
-            ProviderError(
-                f"out-of-order event: {what} ({M.SYMBOLS[symbol]}) in state {M.STATES[state]!r}; allowed: {allowed}",
-                "protocol_error",
-                None,
-                obj,
-            )
-        )
-        self.state = M.ST_FAILED
-        return True
+        return self.out_of_order(state, symbol, what, obj)
 
     def end(self) -> End:
         for action in _DO[self.state][M.SY_EOF]:

@@ -235,17 +235,7 @@ class Cohere(MachineHandler):
             what += f" for block {shown(index)}, which already ended"
         elif state == M.ST_ENDED:
             what += " after message-end"
-        allowed = ", ".join(M.ALLOWED[state])
-        self.session.fail(
-            ProviderError(
-                f"out-of-order event: {what} ({M.SYMBOLS[symbol]}) in state {M.STATES[state]!r}; allowed: {allowed}",
-                "protocol_error",
-                None,
-                obj,
-            )
-        )
-        self.state = M.ST_FAILED
-        return True
+        return self.out_of_order(state, symbol, what, obj)
 
     def finish_reason(self) -> FinishReason:
         return normalize_cohere_finish(self.session.native_finish_reason, self.calls > 0)

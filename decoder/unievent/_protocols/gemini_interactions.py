@@ -176,17 +176,7 @@ class GeminiInteractions(MachineHandler):
         what = shown(kind)
         if symbol == M.SY_STALE_DELTA:
             what += f" for step {shown(obj.get('index'))}, which already stopped"
-        allowed = ", ".join(M.ALLOWED[state])
-        self.session.fail(
-            ProviderError(
-                f"out-of-order event: {what} ({M.SYMBOLS[symbol]}) in state {M.STATES[state]!r}; allowed: {allowed}",
-                "protocol_error",
-                None,
-                obj,
-            )
-        )
-        self.state = M.ST_FAILED
-        return True
+        return self.out_of_order(state, symbol, what, obj)
 
     def finish_reason(self) -> FinishReason:
         return normalize_interactions_finish(self.session.native_finish_reason, self.made_calls)
