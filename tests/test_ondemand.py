@@ -21,6 +21,7 @@ from hypothesis import strategies as st
 import unievent
 from tests import fuzzing
 from unievent._decoder import StreamDecoder as RuntimeStreamDecoder  # takes any protocol name
+from unievent._ondemand import one_string, strings
 
 REPO = Path(__file__).resolve().parent.parent
 CONFORMANCE = REPO / "tests" / "conformance"
@@ -198,3 +199,53 @@ def test_a_run_of_hot_frames_is_taken_in_one_call(protocol: str) -> None:
     assert sum(taken) >= 0.75 * frames and max(taken) >= 50, (sum(taken), max(taken), frames)
     slow = decode(protocol, [data[:cut], data[cut:]], slow=True)
     assert (events + last, outcome) == slow[:2]
+
+
+# --- a run's holes parsed together --------------------------------------------------------
+
+
+def one_by_one(holes: list[bytes]) -> list[str]:
+    """What `strings` must equal: each hole parsed alone, up to the first non-string."""
+    out: list[str] = []
+    for hole in holes:
+        value = one_string(hole)
+        if value is None:
+            break
+        out.append(value)
+    return out
+
+
+# holes that are not one string, but could pass for one when joined with their
+# neighbours: a string cut in two, two strings, a string and a bracket
+STRAYS = [b'"a', b'b"', b'","', b'"a","b"', b'"a"]', b'["a"', b"", b" ", b"1", b'"\\"', b'\\""', b'"x",', b',"x"']
+
+
+@pytest.mark.parametrize(
+    ("holes", "expected"),
+    [
+        ([b'"a', b'b","c"'], []),  # joined with a bare comma, these would read as ["a,b", "c"]
+        ([b'"a","b"', b'"c'], []),
+        ([b'"a"', b'"b"]', b'["c"'], ["a"]),
+        ([b'"\\"', b'"'], []),
+        ([b' "a"', b'"b"\t', b'"c"'], ["a", "b", "c"]),
+    ],
+)
+def test_holes_that_only_joined_read_as_strings_are_read_one_by_one(holes: list[bytes], expected: list[str]) -> None:
+    assert strings(holes) == one_by_one(holes) == expected
+
+
+@settings(max_examples=500, deadline=None)
+@given(
+    st.lists(
+        st.one_of(
+            st.text().map(orjson.dumps),
+            st.tuples(st.sampled_from([b"", b" ", b"\t", b"\r"]), st.text(max_size=5)).map(
+                lambda p: p[0] + orjson.dumps(p[1]) + p[0]
+            ),
+            st.sampled_from(STRAYS),
+        ),
+        max_size=12,
+    )
+)
+def test_a_run_of_holes_reads_as_each_hole_alone(holes: list[bytes]) -> None:
+    assert strings(holes) == one_by_one(holes)

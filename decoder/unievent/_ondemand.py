@@ -30,7 +30,7 @@ from typing import Any, Final
 
 import orjson
 
-__all__ = ["Template", "fast_paths_enabled"]
+__all__ = ["Template", "fast_paths_enabled", "one_string", "strings"]
 
 _loads: Final = orjson.loads
 _JSONDecodeError: Final = orjson.JSONDecodeError
@@ -39,6 +39,7 @@ _COUNTER_KEY: Final = b'"sequence_number":'
 _PAD_KEY: Final = b'"obfuscation":"'
 _PROBE: Final = 'é \\ x\t\n'  # JSON escapes of several kinds, none before the closing quote
 _PROBE_PAD: Final = "Zz9"
+_ONLY_STR: Final = frozenset((str,))
 
 # the holes of a template, and where a padding lies
 _STRING: Final = 0
@@ -97,6 +98,13 @@ class Template:
 
     def match(self, payload: bytes, counter: int = 0) -> str | None:
         """The frame's string when `payload` is this template's frame, else None."""
+        hole = self.hole(payload, counter)
+        return None if hole is None else one_string(hole)
+
+    def hole(self, payload: bytes, counter: int = 0) -> bytes | None:
+        """The bytes in the string's hole when `payload` has this template's bytes
+        everywhere else, else None; the frame is this template's when the hole holds
+        exactly one JSON string (`one_string`, or `strings` for a run of holes)."""
         head = self.head
         if self.counter_in_head:
             head = head + b"%d" % counter + self.head2
@@ -126,11 +134,7 @@ class Template:
             start = quote + len(self.between)
         if end <= start:
             return None
-        try:
-            value = _loads(payload[start:end])
-        except _JSONDecodeError:
-            return None
-        return value if type(value) is str else None
+        return payload[start:end]
 
     # --- learning -----------------------------------------------------------------------
 
@@ -180,6 +184,42 @@ class Template:
         except _JSONDecodeError:
             return False
         return bool(rebuilt == expected and self.match(frame, probe_counter) == _PROBE)
+
+
+def one_string(hole: bytes) -> str | None:
+    """The JSON string `hole` holds (whitespace around it allowed, as orjson reads a
+    document), or None when it holds anything else."""
+    try:
+        value = _loads(hole)
+    except _JSONDecodeError:
+        return None
+    return value if type(value) is str else None
+
+
+def strings(holes: list[bytes]) -> list[str]:
+    """`one_string` of each hole in turn, up to the first that holds no string.
+
+    The holes of a run are parsed by one `orjson.loads` of the array they form,
+    `[hole\n,hole\n,...]`, which costs half as much as a call per hole.  That array
+    is k strings, for k holes, only when each hole is exactly one string: a raw
+    newline is never inside a JSON string, so each separator's comma lies between
+    elements, and k strings have no other comma between them.  A hole holding no
+    string, or two, fails the array, and then the holes are read one by one.
+    """
+    if len(holes) > 1:
+        try:
+            values = _loads(b"[" + b"\n,".join(holes) + b"]")
+        except _JSONDecodeError:
+            values = None
+        if type(values) is list and len(values) == len(holes) and set(map(type, values)) == _ONLY_STR:
+            return values
+    out: list[str] = []
+    for hole in holes:
+        value = one_string(hole)
+        if value is None:
+            break
+        out.append(value)
+    return out
 
 
 def _is_padding(text: bytes) -> bool:

@@ -44,6 +44,7 @@ import orjson
 from unievent._events import FinishReason
 from unievent._framing import FRAME_OK, FRAME_OVER
 from unievent._generated import anthropic as M
+from unievent._ondemand import strings
 from unievent._outcome import ProviderError
 from unievent._session import MachineHandler, Session
 from unievent._shared import error_of, json_text, parse_json, shown
@@ -205,21 +206,17 @@ class Anthropic(MachineHandler):
         if head is None or not _DELTA_LOOPS[self.state]:  # the table's loop: stay, apply_delta
             return start
         skip = len(head)
-        values: list[str] = []
+        holes: list[bytes] = []
         n = start
         count = len(payloads)
         while n < count:
             payload = payloads[n]
-            if not payload.startswith(head) or not payload.endswith(b"}}"):
+            if payload[:skip] != head or payload[-2:] != b"}}":
                 break
-            try:
-                value = _loads(payload[skip:-2])
-            except _JSONDecodeError:
-                break
-            if type(value) is not str:
-                break
-            values.append(value)
+            holes.append(payload[skip:-2])
             n += 1
+        values = strings(holes)
+        n = start + len(values)
         if n == start:
             return start
         kind = self.hot_kind

@@ -17,7 +17,7 @@ from unievent._framing import FRAME_OK, FRAME_OVER
 from unievent._generated import openai_chat as M
 from unievent._grammar import parse_arguments
 from unievent._jsonscan import Nesting
-from unievent._ondemand import Template
+from unievent._ondemand import Template, strings
 from unievent._outcome import ProviderError
 from unievent._session import MachineHandler, Session
 from unievent._shared import error_of, json_text
@@ -204,15 +204,17 @@ class OpenAIChat(MachineHandler):
         hot = self.hot
         if hot is None or not _CHUNK_LOOPS[self.state]:  # the table's loop: stay, apply_chunk
             return start
-        values: list[str] = []
+        holes: list[bytes] = []
         n = start
         count = len(payloads)
         while n < count and events[n] != "error":
-            text = hot.match(payloads[n])
-            if text is None:
+            hole = hot.hole(payloads[n])
+            if hole is None:
                 break
-            values.append(text)
+            holes.append(hole)
             n += 1
+        values = strings(holes)
+        n = start + len(values)
         if n > start:
             self.asm.texts(values)
             self.fast_frames += n - start

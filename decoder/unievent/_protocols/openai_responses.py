@@ -45,7 +45,7 @@ from typing import Any, ClassVar, Final
 from unievent._events import FinishReason
 from unievent._framing import FRAME_OK, FRAME_OVER
 from unievent._generated import openai_responses as M
-from unievent._ondemand import Template
+from unievent._ondemand import Template, strings
 from unievent._outcome import ProviderError
 from unievent._session import MachineHandler, Session
 from unievent._shared import as_dict, as_int, as_list, as_str, code_of, error_of, json_text, shown
@@ -301,21 +301,23 @@ class OpenAIResponses(MachineHandler):
         hot = self.hot
         if hot is None or self.state != self.hot_state or self.item is not self.hot_item:
             return start
-        values: list[str] = []
+        holes: list[bytes] = []
         n = start
         count = len(payloads)
         seq = self.next_seq
         step = 1 if self.hot_counted else 0
         while n < count:
-            value = hot.match(payloads[n], seq)
-            if value is None:
+            hole = hot.hole(payloads[n], seq)
+            if hole is None:
                 break
-            values.append(value)
+            holes.append(hole)
             seq += step
             n += 1
+        values = strings(holes)
+        n = start + len(values)
         if n == start:
             return start
-        self.next_seq = seq
+        self.next_seq += step * len(values)
         kind = self.hot_kind
         if kind == _HOT_TEXT:
             self.asm.texts(values)
