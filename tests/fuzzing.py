@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import base64
+import contextlib
 import itertools
 import json
 import os
@@ -560,6 +561,21 @@ def _decode(protocol: str, pieces: Iterator[bytes] | list[bytes], strict: bool, 
     return events + last, outcome, raised
 
 
+@contextlib.contextmanager
+def _every_line_at_once() -> Iterator[None]:
+    """The SSE framer reads a push's lines at once, keeping no unfinished frame for
+    the next push: a frame cut by a push goes through the table line by line (as
+    frames over the framer's keeping limit always do)."""
+    from unievent._framing import sse
+
+    kept = sse._DEFER_MAX
+    sse._DEFER_MAX = 0
+    try:
+        yield
+    finally:
+        sse._DEFER_MAX = kept
+
+
 def _pieces(rng: random.Random, body: bytes) -> list[bytes]:
     out, i = [], 0
     while i < len(body):
@@ -577,6 +593,8 @@ def check(protocol: str, body: bytes, strict: bool = True, rng: random.Random | 
     unievent.validate(events, partial=outcome.end != "complete")
     split = _decode(protocol, _pieces(rng, body), strict)
     assert split == whole, "a random split decodes differently"
+    with _every_line_at_once():
+        assert _decode(protocol, _pieces(rng, body), strict) == whole, "a split read line by line decodes differently"
     assert _decode(protocol, [body], strict, slow=True) == whole, "the on-demand path decodes differently"
     if len(body) <= BYTEWISE_LIMIT:
         bytewise = _decode(protocol, (body[i : i + 1] for i in range(len(body))), strict)

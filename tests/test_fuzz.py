@@ -125,6 +125,9 @@ def test_the_invariants_catch_a_decoder_that_depends_on_the_split(monkeypatch: p
     broken = list(framer._SHORTCUT_DEST)
     broken[machine.ST_NAMED] = machine.ST_IDLE
     monkeypatch.setattr(framer, "_SHORTCUT_DEST", tuple(broken))
+    # a push that ends inside a frame leaves it in the table (not kept for the next
+    # push), where the broken shortcut can see the pending event name
+    monkeypatch.setattr(framer, "_DEFER_MAX", 0)
     with pytest.raises(AssertionError, match="decodes differently"):
         fuzzing.check("openai_chat", body)
 

@@ -105,25 +105,41 @@ class Template:
         """The bytes in the string's hole when `payload` has this template's bytes
         everywhere else, else None; the frame is this template's when the hole holds
         exactly one JSON string (`one_string`, or `strings` for a run of holes)."""
+        # slices compared, not startswith/endswith: those parse their arguments from a
+        # tuple, which costs more than the slice
         head = self.head
-        if self.counter_in_head:
-            head = head + b"%d" % counter + self.head2
-        tail = self.tail
-        if self.counter_in_tail:
-            tail = self.tail2 + b"%d" % counter + tail
-        if not payload.startswith(head) or not payload.endswith(tail):
-            return None
         start = len(head)
+        if payload[:start] != head:
+            return None
+        if self.counter_in_head:
+            digits = b"%d" % counter
+            cut = start + len(digits)
+            start = cut + len(self.head2)
+            if payload[cut - len(digits) : cut] != digits or payload[cut:start] != self.head2:
+                return None
+        tail = self.tail
         end = len(payload) - len(tail)
+        if end < start or payload[end:] != tail:
+            return None
+        if self.counter_in_tail:
+            digits = b"%d" % counter
+            cut = end - len(digits)
+            end = cut - len(self.tail2)
+            if end < start or payload[cut : cut + len(digits)] != digits or payload[end:cut] != self.tail2:
+                return None
         pad = self.pad
         if pad == _PAD_LAST:
-            quote = payload.rfind(b'"', start, end)  # the padding's opening quote
-            if quote < start or not payload.endswith(self.between, start, quote + 1):
+            # the padding's opening quote is the last quote before the tail, and the
+            # last byte of `between`
+            region = payload[start:end]
+            before, mark, padding = region.rpartition(b'"')
+            cut = len(before) + 1
+            between = self.between
+            if not mark or cut < len(between) or region[cut - len(between) : cut] != between:
                 return None
-            padding = payload[quote + 1 : end]
             if padding and not padding.isalnum():
                 return None
-            end = quote + 1 - len(self.between)
+            end = start + cut - len(between)
         elif pad == _PAD_FIRST:
             quote = payload.find(b'"', start, end)  # the padding's closing quote
             if quote < 0 or not payload.startswith(self.between, quote):

@@ -37,6 +37,10 @@ from unievent._generated import sse as M
 __all__ = ["BODY_CAP", "DEFAULT_MAX_FRAME", "SSEFramer"]
 
 DEFAULT_MAX_FRAME: Final = 16 * 1024 * 1024
+# the most a push may leave of an unfinished frame for the next push, unread (more
+# goes through the table line by line); not Final: tests set it to 0, so that every
+# line goes through the table at the push that completes it
+_DEFER_MAX: int = 64 * 1024
 BODY_CAP: Final = 1024 * 1024
 
 # Final: where this module is compiled (mypyc), these are C statics read without a
@@ -137,6 +141,7 @@ class SSEFramer:
         "_cr",
         "_data",
         "_data_size",
+        "_deferred",
         "_event",
         "_heads",
         "_names",
@@ -175,6 +180,10 @@ class SSEFramer:
         self._cr = False  # the last byte fed was a `\r` (its `\n` may follow)
         self._pending: list[bytes] = []  # the incomplete last line, in pieces
         self._pending_size = 0
+        # the complete lines of a frame that has not ended, kept for the next push
+        # (with what follows them) instead of going through the table now: once its
+        # blank line arrives, the frame takes the shortcut with the frames after it
+        self._deferred = b""
         self._data: list[bytes] = []
         self._data_size = 0
         self._event: str | None = None
@@ -217,11 +226,13 @@ class SSEFramer:
         if nl < 0:
             self._hold(data)
             return
-        if self._pending:
-            head = b"".join(self._pending)
+        if self._pending or self._deferred:
+            deferred = self._deferred
+            head = deferred + b"".join(self._pending)
+            self._deferred = b""
             self._pending = []
             self._pending_size = 0
-            nl += len(head)
+            nl = deferred.find(b"\n") if deferred else nl + len(head)
             data = head + data
         self._lines(data, nl)
 
@@ -230,6 +241,13 @@ class SSEFramer:
         terminators, and `cut` says whether the body stopped inside a frame."""
         if self.state == _ST_ENDED:
             return
+        deferred = self._deferred
+        if deferred:  # its complete lines go through the table as a push would have
+            self._deferred = b""
+            cut = deferred.rfind(b"\n") + 1
+            if cut < len(deferred):
+                self._pending.insert(0, deferred[cut:])
+            self._line_by_line(deferred[:cut], 0, deferred.find(b"\n"))
         tail = b"".join(self._pending)
         self._pending = []
         if self._bom is not None:
@@ -305,7 +323,19 @@ class SSEFramer:
                         return
                 else:
                     return
+            # kept only while it holds less than the frame cap, so that the cap is
+            # crossed at the same push as when its lines are read at once
+            rest = len(buf) - pos
+            if rest <= _DEFER_MAX and rest <= self.max_frame and _SHORTCUT_DEST[self.state] >= 0 and not self.closed:
+                self._defer(buf[pos:])
+                return
         self._line_by_line(buf, pos, nl)
+
+    def _defer(self, rest: bytes) -> None:
+        """Keep `rest` (a frame's complete lines, then maybe the start of a line) for
+        the next push; its incomplete line counts toward the line cap as if held."""
+        self._deferred = rest
+        self._pending_size = len(rest) - rest.rfind(b"\n") - 1
 
     def _frames(self, complete: bytes) -> None:
         """Whole frames, split on blank lines in C.  A frame `data: X` or `event: E` +
