@@ -6,6 +6,7 @@ the frames long answers are made of.
 from __future__ import annotations
 
 import importlib
+import itertools
 import json
 import os
 import random
@@ -204,15 +205,9 @@ def test_a_run_of_hot_frames_is_taken_in_one_call(protocol: str) -> None:
 # --- a run's holes parsed together --------------------------------------------------------
 
 
-def one_by_one(holes: list[bytes]) -> list[str]:
+def one_by_one(holes: list[bytes]) -> list[str | None]:
     """What `strings` must equal: each hole parsed alone, up to the first non-string."""
-    out: list[str] = []
-    for hole in holes:
-        value = one_string(hole)
-        if value is None:
-            break
-        out.append(value)
-    return out
+    return list(itertools.takewhile(lambda value: value is not None, map(one_string, holes)))
 
 
 # holes that are not one string, but could pass for one when joined with their
