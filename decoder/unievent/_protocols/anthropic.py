@@ -184,14 +184,7 @@ class Anthropic(MachineHandler):
                 value = None
             if type(value) is str and _DELTA_LOOPS[self.state]:
                 self.state = _NEXT[self.state][_DELTA]  # the table's loop: stay, apply_delta
-                kind = self.hot_kind
-                if kind == _TEXT:  # direct calls: a compiled handler makes them without a lookup
-                    self.asm.text(value)
-                elif kind == _THINKING:
-                    self.asm.thinking(value)
-                else:
-                    self._tool_fragment(value)
-                self.fast_frames += 1
+                self._take_hot([value])
                 return FRAME_OK
         obj = self.parse(event, payload)
         if isinstance(obj, int):
@@ -216,9 +209,13 @@ class Anthropic(MachineHandler):
             holes.append(payload[skip:-2])
             n += 1
         values = strings(holes)
-        n = start + len(values)
-        if n == start:
-            return start
+        if values:
+            self._take_hot(values)
+        return start + len(values)
+
+    def _take_hot(self, values: list[str]) -> None:
+        """The strings of hot deltas taken on demand, given to what the open block's
+        deltas feed (direct calls: a compiled handler makes them without a lookup)."""
         kind = self.hot_kind
         if kind == _TEXT:
             self.asm.texts(values)
@@ -227,8 +224,7 @@ class Anthropic(MachineHandler):
         else:
             for value in values:
                 self._tool_fragment(value)
-        self.fast_frames += n - start
-        return n
+        self.fast_frames += len(values)
 
     def frame(self, event: str | None, obj: dict[str, Any]) -> bool:
         kind = obj.get("type")

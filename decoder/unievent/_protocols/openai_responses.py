@@ -266,14 +266,7 @@ class OpenAIResponses(MachineHandler):
             if value is not None and self.state == self.hot_state and self.item is self.hot_item:
                 if self.hot_counted:
                     self.next_seq += 1
-                kind = self.hot_kind
-                if kind == _HOT_TEXT:  # direct calls: a compiled handler makes them without a lookup
-                    self._hot_text(value)
-                elif kind == _HOT_THINKING:
-                    self._hot_thinking(value)
-                else:
-                    self._hot_arguments(value)
-                self.fast_frames += 1
+                self._take_hot([value])
                 return FRAME_OK
         obj = self.parse(event, payload)
         if isinstance(obj, int):
@@ -314,24 +307,23 @@ class OpenAIResponses(MachineHandler):
             seq += step
             n += 1
         values = strings(holes)
-        n = start + len(values)
-        if n == start:
-            return start
-        self.next_seq += step * len(values)
+        if values:
+            self.next_seq += step * len(values)
+            self._take_hot(values)
+        return start + len(values)
+
+    def _take_hot(self, values: list[str]) -> None:
+        """The strings of hot deltas taken on demand, each as the full path takes its
+        delta (direct calls: a compiled handler makes them without a lookup)."""
         kind = self.hot_kind
         if kind == _HOT_TEXT:
-            self.asm.texts(values)
-            if any(values):
-                self.item.part_text = True  # type: ignore[union-attr]  # as _hot_text marks it
+            self._hot_texts(values)
         elif kind == _HOT_THINKING:
-            self.asm.thinkings(values)
-            if any(values):
-                self.item.part_text = True  # type: ignore[union-attr]  # as _hot_thinking marks it
+            self._hot_thinkings(values)
         else:
             for value in values:
                 self._hot_arguments(value)
-        self.fast_frames += n - start
-        return n
+        self.fast_frames += len(values)
 
     def frame(self, event: str | None, obj: dict[str, Any]) -> bool:
         get = obj.get
@@ -600,12 +592,12 @@ class OpenAIResponses(MachineHandler):
                 item.part_text = True
                 item.refusal.append(delta)
         elif type(delta) is str:
-            self._hot_text(delta)
+            self._hot_texts([delta])
             self.learn = _HOT_TEXT
 
-    def _hot_text(self, delta: str) -> None:
-        if delta:
-            self.asm.text(delta)
+    def _hot_texts(self, deltas: list[str]) -> None:
+        self.asm.texts(deltas)
+        if any(deltas):
             self.item.part_text = True  # type: ignore[union-attr]  # the message is open
 
     def _a_text_done(self, obj: dict[str, Any]) -> None:
@@ -643,12 +635,12 @@ class OpenAIResponses(MachineHandler):
     def _a_thinking(self, obj: dict[str, Any]) -> None:
         delta = obj.get("delta")
         if type(delta) is str:
-            self._hot_thinking(delta)
+            self._hot_thinkings([delta])
             self.learn = _HOT_THINKING
 
-    def _hot_thinking(self, delta: str) -> None:
-        if delta:
-            self.asm.thinking(delta)
+    def _hot_thinkings(self, deltas: list[str]) -> None:
+        self.asm.thinkings(deltas)
+        if any(deltas):
             self.item.part_text = True  # type: ignore[union-attr]  # the reasoning item is open
 
     def _a_thinking_done(self, obj: dict[str, Any]) -> None:
