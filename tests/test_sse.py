@@ -181,3 +181,60 @@ def test_arbitrary_bytes_decode_or_raise_a_unievent_error(data: bytes) -> None:
     except unievent.UniEventError:
         return
     assert outcome.end in ("complete", "truncated", "failed", "not_event_stream")
+
+
+# --- the whole-run shortcut against the table ------------------------------------------
+# A run of whole `event: E` + `data: X` frames is recognized in C (SSEFramer._uniform);
+# one frame of any other shape in the run must send the run through the table, which
+# reads the same frames as it does byte by byte.
+
+
+def frames_read(body: bytes, pieces: list[bytes]) -> list[tuple[str | None, bytes]]:
+    """The (event, payload) pairs an SSE framer dispatches for `body` fed as `pieces`."""
+    from unievent._framing import FRAME_OK
+    from unievent._framing.sse import SSEFramer
+
+    seen: list[tuple[str | None, bytes]] = []
+
+    def sink(event: str | None, payload: bytes) -> int:
+        seen.append((event, payload))
+        return FRAME_OK
+
+    framer = SSEFramer(sink, "anthropic")
+    for piece in pieces:
+        framer.feed(piece)
+    framer.eof()
+    assert b"".join(pieces) == body
+    return seen
+
+
+GOOD = b"event: a\ndata: {}\n\n"
+ODD_FRAMES = [
+    b"event: a\nid: 7\ndata: {}\n\n",  # a head of two lines
+    b"event: a\ndata: {}\ndata: {}\n\n",  # two data lines
+    b"event: a\n\ndata: {}\n\n",  # a head with no data, then a data-only frame
+    b"event:a\ndata: {}\n\n",  # no space after the colon
+    b"event: a\ndata: {}\n\n\n",  # an extra blank line
+    b"event: a\ndata:{}\n\n",  # a data line with no space
+    b"event: a\ndata: \n\n",  # an empty data line
+    b"event: b\nevent: a\ndata: {}\n\n",  # a name given twice
+    b"event: \xff\ndata: {}\n\n",  # a name that is not UTF-8
+    b": ping\n\n",  # a comment
+]
+
+
+@pytest.mark.parametrize("odd", ODD_FRAMES)
+@pytest.mark.parametrize("where", [0, 1, 3])
+def test_a_run_with_one_frame_of_another_shape_frames_as_the_table_does(
+    odd: bytes, where: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from unievent._framing import sse as framing
+
+    frames = [GOOD] * 4
+    frames.insert(where, odd)
+    body = b"".join(frames) + GOOD
+    with monkeypatch.context() as patch:
+        patch.setattr(framing, "_DEFER_MAX", 0)  # each line through the table as it ends
+        one_by_one = frames_read(body, [body[i : i + 1] for i in range(len(body))])
+    assert frames_read(body, [body]) == one_by_one
+    assert frames_read(body, [body[:1], body[1:]]) == one_by_one

@@ -27,7 +27,6 @@
 # parse (or inside an `event:` frame, or a line), `cut` is set.
 from __future__ import annotations
 
-from operator import itemgetter
 from typing import Final
 
 from unievent._errors import FrameTooLargeError
@@ -60,7 +59,6 @@ _APPEND: Final = M.A_APPEND_DATA
 _DISPATCH: Final = M.A_DISPATCH
 _SET_EVENT: Final = M.A_SET_EVENT
 _CLEAR_EVENT: Final = M.A_CLEAR_EVENT
-_AFTER_DATA: Final = itemgetter(slice(6, None))  # a `data: X` line's X
 _HOLDING: Final = (_APPEND, _SET_EVENT)  # actions after which something waits for a dispatch
 _RELEASING: Final = (_DISPATCH, _CLEAR_EVENT)  # actions that let it go
 _NO_STATUS: Final = -1  # no dispatch yet (a FRAME_* status otherwise)
@@ -385,9 +383,9 @@ class SSEFramer:
         split where each frame starts (a blank line, then `data: `), and is such a run
         exactly when no payload holds a newline: one memchr over them joined, where a
         split at every newline would look at each byte in turn.  A run of `event:`
-        frames is split into lines: the blank lines are counted where they must be,
-        every `event:` line is checked to start so, and the `data:` lines are counted
-        in the run itself.  Returns False, having done nothing, for anything else."""
+        frames is split on blank lines, each frame once at its `\ndata: `, and is such
+        a run when no payload holds a newline and every head is an `event:` line
+        seen before, or checked to be one.  Returns False, having done nothing, for anything else."""
         if complete.startswith(b"data: "):
             payloads = complete.split(b"\n\ndata: ")
             payloads[0] = payloads[0][6:]
@@ -395,27 +393,27 @@ class SSEFramer:
                 return False
             events: list[str | None] = [None] * len(payloads)
         elif complete.startswith(b"event: "):
-            lines = complete.split(b"\n")
-            k = len(lines) // 3
-            heads, datas = lines[0::3], lines[1::3]
-            # with every third line blank and the heads `event:` lines, each `\ndata: `
-            # starts one of the k + 1 lines between
-            if (
-                len(lines) != 3 * k + 2
-                or lines[2::3].count(b"") != k
-                or not _all_start(heads, b"event: ", k)
-                or complete.count(b"\ndata: ") != k + 1
-            ):
-                return False
+            heads: list[bytes] = []
+            payloads = []
+            for block in complete.split(b"\n\n"):
+                head, found, payload = block.partition(b"\ndata: ")
+                if not found:
+                    return False
+                heads.append(head)
+                payloads.append(payload)
+            if b"".join(payloads).find(b"\n") >= 0:
+                return False  # a frame of more lines
+            # the cache holds whole `event:` lines only, so a head found there is one
             known = self._names_of_lines
             events = list(map(known.get, heads))
-            if None in events:  # names not seen before: each decoded once, then looked up
-                for line in set(heads).difference(known):
+            if None in events:
+                if b"".join(heads).find(b"\n") >= 0 or not _all_start(heads, b"event: ", len(heads) - 1):
+                    return False
+                for line in set(heads).difference(known):  # each new name decoded once
                     self._line_name(line)
                 events = list(map(known.get, heads))
                 if None in events:  # more names than the cache keeps
                     events = [self._line_name(line) for line in heads]
-            payloads = list(map(_AFTER_DATA, datas))
         else:
             return False
         self.state = dest
