@@ -6,6 +6,7 @@ import asyncio
 from collections.abc import AsyncIterator
 from typing import Any
 
+import orjson
 import pytest
 
 import unievent
@@ -429,6 +430,16 @@ def test_an_event_error_frame_fails_the_stream() -> None:
     body = b'data: {"choices":[{"delta":{"content":"a"}}]}\n\nevent: error\ndata: {"message":"upstream died"}\n\n'
     _, outcome = decode(body)
     assert (outcome.end, outcome.error and outcome.error.message) == ("failed", "upstream died")
+
+
+def test_a_chunk_named_error_among_named_chunks_fails_the_stream_at_any_split() -> None:
+    # the same chunk as those before it, so it would match their template; its name,
+    # read with its spaces trimmed, makes it an error
+    named = b"".join(b"event: message\ndata: " + orjson.dumps(chunk({"content": c})) + b"\n\n" for c in "abcd")
+    body = named + b"event: error \ndata: " + orjson.dumps(chunk({"content": "e"})) + b"\n\n"
+    _, outcome = decode(body)
+    assert (outcome.end, text_of(outcome)) == ("failed", "abcd")
+    assert decode(body, pieces=[body[i : i + 1] for i in range(len(body))]) == decode(body)
 
 
 def test_a_null_error_is_not_an_error() -> None:

@@ -25,10 +25,11 @@ FRAME_JUNK: Final = 1
 FRAME_OVER: Final = 2
 
 FrameSink = Callable[[str | None, bytes], int]
-#: a handler's sink for a run of whole frames (event names and payloads, from an
-#: index on): it takes the frames it can take on demand, exactly as its FrameSink would
-#: one by one, and returns the index of the first frame it did not take
-RunSink = Callable[[list[str | None], list[bytes], int], int]
+#: a handler's sink for a run of whole frames (their `event: NAME` lines, None when
+#: the frames have no name, and their payloads, from an index on): it takes the frames
+#: it can take on demand, exactly as its FrameSink would one by one, and returns the
+#: index of the first frame it did not take
+RunSink = Callable[[list[bytes] | None, list[bytes], int], int]
 
 BOM: Final = b"\xef\xbb\xbf"
 

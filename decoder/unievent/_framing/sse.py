@@ -120,12 +120,6 @@ _SHORTCUT_DEST: tuple[int, ...] = tuple(_shortcut_dest(s) for s in range(len(M.S
 assert all(acts.index(_DISPATCH) == len(acts) - 1 for row in _DO for acts in row if _DISPATCH in acts)
 
 
-def _all_start(lines: list[bytes], field: bytes, k: int) -> bool:
-    """Whether all k + 1 `lines` start with `field` (one join and one count, in C)."""
-    joined = b"\n".join(lines)
-    return joined.startswith(field) and joined.count(b"\n" + field) == k
-
-
 class SSEFramer:
     """Incremental SSE framer: `feed(bytes)` as bytes arrive, `eof()` at the end.
 
@@ -391,7 +385,7 @@ class SSEFramer:
             payloads[0] = payloads[0][6:]
             if b"".join(payloads).find(b"\n") >= 0:
                 return False
-            events: list[str | None] = [None] * len(payloads)
+            names: list[bytes] | None = None
         elif complete.startswith(b"event: "):
             heads: list[bytes] = []
             payloads = []
@@ -403,17 +397,13 @@ class SSEFramer:
                 payloads.append(payload)
             if b"".join(payloads).find(b"\n") >= 0:
                 return False  # a frame of more lines
-            # the cache holds whole `event:` lines only, so a head found there is one
-            known = self._names_of_lines
-            events = list(map(known.get, heads))
-            if None in events:
-                if b"".join(heads).find(b"\n") >= 0 or not _all_start(heads, b"event: ", len(heads) - 1):
-                    return False
-                for line in set(heads).difference(known):  # each new name decoded once
-                    self._line_name(line)
-                events = list(map(known.get, heads))
-                if None in events:  # more names than the cache keeps
-                    events = [self._line_name(line) for line in heads]
+            # every head one `event:` line: none holds a newline, so each `\nevent: `
+            # of them joined starts one; their names are read only for the sink
+            joined = b"\n".join(heads)
+            k = len(heads) - 1
+            if not joined.startswith(b"event: ") or joined.count(b"\n") != k or joined.count(b"\nevent: ") != k:
+                return False
+            names = heads
         else:
             return False
         self.state = dest
@@ -423,12 +413,12 @@ class SSEFramer:
         while n < count:
             run = self.run  # read each time, as the sink: a sink may hand over to another
             if run is not None:
-                taken = run(events, payloads, n)
+                taken = run(names, payloads, n)
                 if taken > n:  # every frame it took was FRAME_OK
                     n = taken
                     status = FRAME_OK
                     continue
-            status = self.sink(events[n], payloads[n])
+            status = self.sink(None if names is None else self._name_of_line(names[n]), payloads[n])
             if status:
                 if status == FRAME_JUNK:
                     self.skipped += 1
@@ -534,6 +524,11 @@ class SSEFramer:
         if len(self._names) < 64:
             self._names[value] = name
         return name
+
+    def _name_of_line(self, line: bytes) -> str:
+        """The event name of a whole `event: NAME` line (looked up once seen)."""
+        name = self._names_of_lines.get(line)
+        return self._line_name(line) if name is None else name
 
     def _line_name(self, line: bytes) -> str:
         """The event name of a whole `event: NAME` line, remembering the few a stream uses."""

@@ -191,7 +191,7 @@ class Anthropic(MachineHandler):
             return obj
         return FRAME_OVER if self.frame(event, obj) else FRAME_OK
 
-    def raw_run(self, events: list[str | None], payloads: list[bytes], start: int) -> int:
+    def raw_run(self, heads: list[bytes] | None, payloads: list[bytes], start: int) -> int:
         """The framer's run taker: the open block's hot deltas from `start` on, each
         exactly as `raw` takes it (padded frames and anything else are left to `raw`);
         the index of the first frame not taken."""

@@ -197,17 +197,18 @@ class OpenAIChat(MachineHandler):
                 self._learn(Template.learn(payload, obj, _ARGUMENTS, None), learnable_call)
         return FRAME_OVER if over else FRAME_OK
 
-    def raw_run(self, events: list[str | None], payloads: list[bytes], start: int) -> int:
+    def raw_run(self, heads: list[bytes] | None, payloads: list[bytes], start: int) -> int:
         """The framer's run taker: text chunks matching the learned template from
         `start` on, each exactly as `raw` takes it; the index of the first frame not
         taken (tool-call fragments and anything else are left to `raw`)."""
         hot = self.hot
-        if hot is None or not _CHUNK_LOOPS[self.state]:  # the table's loop: stay, apply_chunk
+        # named frames are left to `raw`, which reads an `error` name as an error
+        if hot is None or heads is not None or not _CHUNK_LOOPS[self.state]:  # the table's loop: stay, apply_chunk
             return start
         holes: list[bytes] = []
         n = start
         count = len(payloads)
-        while n < count and events[n] != "error":
+        while n < count:
             hole = hot.hole(payloads[n])
             if hole is None:
                 break

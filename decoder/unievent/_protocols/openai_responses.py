@@ -287,7 +287,7 @@ class OpenAIResponses(MachineHandler):
                 self.hot_counted, self.hot_kind = type(seq) is int, learn
         return FRAME_OVER if over else FRAME_OK
 
-    def raw_run(self, events: list[str | None], payloads: list[bytes], start: int) -> int:
+    def raw_run(self, heads: list[bytes] | None, payloads: list[bytes], start: int) -> int:
         """The framer's run taker: the open item's hot deltas from `start` on, each
         exactly as `raw` takes it (its sequence number the next expected); the index
         of the first frame not taken."""
