@@ -224,15 +224,18 @@ ODD_FRAMES = [
 
 
 @pytest.mark.parametrize("odd", ODD_FRAMES)
-@pytest.mark.parametrize("where", [0, 1, 3])
+@pytest.mark.parametrize("where", [0, 1, 3, -1])
 def test_a_run_with_one_frame_of_another_shape_frames_as_the_table_does(
     odd: bytes, where: int, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from unievent._framing import sse as framing
 
-    frames = [GOOD] * 4
-    frames.insert(where, odd)
-    body = b"".join(frames) + GOOD
+    frames = [GOOD] * 5
+    if where < 0:  # every frame odd
+        frames = [odd] * 5
+    else:
+        frames.insert(where, odd)
+    body = b"".join(frames)
     with monkeypatch.context() as patch:
         patch.setattr(framing, "_DEFER_MAX", 0)  # each line through the table as it ends
         one_by_one = frames_read(body, [body[i : i + 1] for i in range(len(body))])

@@ -39,7 +39,6 @@ _COUNTER_KEY: Final = b'"sequence_number":'
 _PAD_KEY: Final = b'"obfuscation":"'
 _PROBE: Final = 'é \\ x\t\n'  # JSON escapes of several kinds, none before the closing quote
 _PROBE_PAD: Final = "Zz9"
-_ONLY_STR: Final = frozenset((str,))
 
 # the holes of a template, and where a padding lies
 _STRING: Final = 0
@@ -227,7 +226,7 @@ def strings(holes: list[bytes]) -> list[str]:
             values = _loads(b"[" + b"\n,".join(holes) + b"]")
         except _JSONDecodeError:
             values = None
-        if type(values) is list and len(values) == len(holes) and set(map(type, values)) == _ONLY_STR:
+        if type(values) is list and len(values) == len(holes) and _all_str(values):
             return values
     out: list[str] = []
     for hole in holes:
@@ -236,6 +235,16 @@ def strings(holes: list[bytes]) -> list[str]:
             break
         out.append(value)
     return out
+
+
+def _all_str(values: list[Any]) -> bool:
+    """Whether every value is a str: str.join takes nothing else, and costs a copy of
+    the text where a set of the values' types would cost a hash and an insert each."""
+    try:
+        "".join(values)
+    except TypeError:
+        return False
+    return True
 
 
 def _is_padding(text: bytes) -> bool:

@@ -397,12 +397,19 @@ class SSEFramer:
                 payloads.append(payload)
             if b"".join(payloads).find(b"\n") >= 0:
                 return False  # a frame of more lines
-            # every head one `event:` line: none holds a newline, so each `\nevent: `
-            # of them joined starts one; their names are read only for the sink
-            joined = b"\n".join(heads)
+            # every head one `event:` line (their names are read only for the sink):
+            # the first checked alone when all are equal, as in a run of deltas;
+            # otherwise none holds a newline, so each `\nevent: ` of them joined
+            # starts one
+            first = heads[0]
             k = len(heads) - 1
-            if not joined.startswith(b"event: ") or joined.count(b"\n") != k or joined.count(b"\nevent: ") != k:
-                return False
+            if heads.count(first) == k + 1:
+                if first.find(b"\n") >= 0:  # (it starts `event: `, as `complete` does)
+                    return False
+            else:
+                joined = b"\n".join(heads)
+                if joined.count(b"\n") != k or joined.count(b"\nevent: ") != k:
+                    return False
             names = heads
         else:
             return False
