@@ -113,8 +113,10 @@ class Template:
         if self.counter_in_head:
             digits = b"%d" % counter
             cut = start + len(digits)
+            if payload[start:cut] != digits:
+                return None
             start = cut + len(self.head2)
-            if payload[cut - len(digits) : cut] != digits or payload[cut:start] != self.head2:
+            if payload[cut:start] != self.head2:
                 return None
         tail = self.tail
         end = len(payload) - len(tail)

@@ -378,8 +378,8 @@ class SSEFramer:
         exactly when no payload holds a newline: one memchr over them joined, where a
         split at every newline would look at each byte in turn.  A run of `event:`
         frames is split on blank lines, each frame once at its `\ndata: `, and is such
-        a run when no payload holds a newline and every head is an `event:` line
-        seen before, or checked to be one.  Returns False, having done nothing, for anything else."""
+        a run when no payload holds a newline and every head is one `event:` line.
+        Returns False, having done nothing, for anything else."""
         if complete.startswith(b"data: "):
             payloads = complete.split(b"\n\ndata: ")
             payloads[0] = payloads[0][6:]
@@ -425,7 +425,7 @@ class SSEFramer:
                     n = taken
                     status = FRAME_OK
                     continue
-            status = self.sink(None if names is None else self._name_of_line(names[n]), payloads[n])
+            status = self.sink(None if names is None else self._line_name(names[n]), payloads[n])
             if status:
                 if status == FRAME_JUNK:
                     self.skipped += 1
@@ -532,16 +532,14 @@ class SSEFramer:
             self._names[value] = name
         return name
 
-    def _name_of_line(self, line: bytes) -> str:
-        """The event name of a whole `event: NAME` line (looked up once seen)."""
-        name = self._names_of_lines.get(line)
-        return self._line_name(line) if name is None else name
-
     def _line_name(self, line: bytes) -> str:
         """The event name of a whole `event: NAME` line, remembering the few a stream uses."""
-        name = line[7:].decode("utf-8", "replace").strip()
-        if len(self._names_of_lines) < 64:
-            self._names_of_lines[line] = name
+        known = self._names_of_lines
+        name = known.get(line)
+        if name is None:
+            name = line[7:].decode("utf-8", "replace").strip()
+            if len(known) < 64:
+                known[line] = name
         return name
 
     def _frame_head(self, head: bytes) -> str | None:
