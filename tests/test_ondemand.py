@@ -21,6 +21,7 @@ from hypothesis import strategies as st
 
 import unievent
 from tests import fuzzing
+from tests.helpers import text_of
 from unievent._decoder import StreamDecoder as RuntimeStreamDecoder  # takes any protocol name
 from unievent._ondemand import one_string, strings
 
@@ -91,7 +92,7 @@ def test_mutated_streams_decode_the_same_both_ways(protocol: str) -> None:
         same_both_ways(protocol, [body], max_frame=fuzzing.MAX_FRAME)
 
 
-@pytest.mark.parametrize("protocol", ["openai_chat", "anthropic", "openai_responses"])
+@pytest.mark.parametrize("protocol", ["openai_chat", "anthropic", "openai_responses", "gemini"])
 def test_the_benchmark_streams_take_the_path(protocol: str) -> None:
     stream = getattr(gen, protocol)(400)
     frames = stream.data.count(b"data: ")
@@ -106,7 +107,14 @@ HOT = {
     "openai_chat": gen.openai_chat(60).data,
     "anthropic": gen.anthropic(60).data,
     "openai_responses": gen.openai_responses(60).data,
+    "gemini": gen.gemini(60).data,  # records end in CRLF CRLF
 }
+
+
+def hot_frames(protocol: str) -> tuple[list[bytes], bytes]:
+    """The frames of a hot stream and the blank line between them."""
+    separator = gen.SEPARATORS.get(protocol, b"\n\n")
+    return HOT[protocol].split(separator), separator
 # bytes that change a JSON text's meaning or validity in every way that matters here:
 # structure, quotes, escapes, whitespace, digits, letters, raw newlines, bad UTF-8
 EDITS = [b" ", b"\t", b'"', b"\\", b"{", b"}", b",", b":", b"0", b"9", b"a", b"Z", b"\n", b"\xff", b"\xc3", b"\x00", b""]
@@ -125,7 +133,7 @@ def interesting(payload: bytes) -> list[int]:
 def test_any_byte_of_a_hot_frame_changed_decodes_the_same_both_ways(
     protocol: str, data: st.DataObject, edit: bytes, insert: bool
 ) -> None:
-    frames = HOT[protocol].split(b"\n\n")
+    frames, separator = hot_frames(protocol)
     index = data.draw(st.integers(0, len(frames) - 1))
     head, found, payload = frames[index].partition(b"data: ")
     if not found:
@@ -133,13 +141,13 @@ def test_any_byte_of_a_hot_frame_changed_decodes_the_same_both_ways(
     at = data.draw(st.sampled_from(interesting(payload)))
     payload = payload[:at] + edit + payload[at + (0 if insert else 1) :]
     frames[index] = head + found + payload
-    same_both_ways(protocol, [b"\n\n".join(frames)])
+    same_both_ways(protocol, [separator.join(frames)])
 
 
 @settings(max_examples=100, deadline=None)
 @given(st.sampled_from(sorted(HOT)), st.data())
 def test_reordered_keys_and_duplicate_keys_decode_the_same_both_ways(protocol: str, data: st.DataObject) -> None:
-    frames = HOT[protocol].split(b"\n\n")
+    frames, separator = hot_frames(protocol)
     index = data.draw(st.integers(0, len(frames) - 1))
     head, found, payload = frames[index].partition(b"data: ")
     try:
@@ -155,7 +163,7 @@ def test_reordered_keys_and_duplicate_keys_decode_the_same_both_ways(protocol: s
         key = data.draw(st.sampled_from(keys))
         text += f',{json.dumps(key)}:{json.dumps("dup")}'  # a duplicate key: the last one wins
     frames[index] = head + found + (text + "}").encode()
-    same_both_ways(protocol, [b"\n\n".join(frames)])
+    same_both_ways(protocol, [separator.join(frames)])
 
 
 VALUES = ["5", "-0.5e3", "null", "true", "[]", '["x"]', "{}", '{"a":"b"}', '""', '"\\u00e9\\"q\\\\"', '"a\\\\"', '"\\ud83d\\ude00"']
@@ -164,7 +172,7 @@ VALUES = ["5", "-0.5e3", "null", "true", "[]", '["x"]', "{}", '{"a":"b"}', '""',
 @settings(max_examples=300, deadline=None)
 @given(st.sampled_from(sorted(HOT)), st.data(), st.sampled_from(VALUES))
 def test_another_json_value_in_the_hole_decodes_the_same_both_ways(protocol: str, data: st.DataObject, value: str) -> None:
-    frames = HOT[protocol].split(b"\n\n")
+    frames, separator = hot_frames(protocol)
     index = data.draw(st.integers(0, len(frames) - 1))
     for key in (b'"text":', b'"thinking":', b'"partial_json":', b'"content":', b'"delta":', b'"arguments":'):
         at = frames[index].find(key + b'"')
@@ -173,13 +181,14 @@ def test_another_json_value_in_the_hole_decodes_the_same_both_ways(protocol: str
             end = frames[index].find(b'"', start + 1) + 1
             frames[index] = frames[index][:start] + value.encode() + frames[index][end:]
             break
-    same_both_ways(protocol, [b"\n\n".join(frames)])
+    same_both_ways(protocol, [separator.join(frames)])
 
 
-@pytest.mark.parametrize("protocol", ["openai_chat", "anthropic", "openai_responses"])
+@pytest.mark.parametrize("protocol", ["openai_chat", "anthropic", "openai_responses", "gemini"])
 def test_a_run_of_hot_frames_is_taken_in_one_call(protocol: str) -> None:
     data = getattr(gen, protocol)(400).data
-    cut = data.find(b"\n\n", 8000) + 2  # past the first frames, which the decoder watches
+    separator = gen.SEPARATORS.get(protocol, b"\n\n")
+    cut = data.find(separator, 8000) + len(separator)  # past the first frames, which the decoder watches
     decoder = RuntimeStreamDecoder(protocol, stream_id="s", clock=lambda: 0)
     events = decoder.push(data[:cut])
     framer: Any = decoder.framer
@@ -244,3 +253,76 @@ def test_holes_that_only_joined_read_as_strings_are_read_one_by_one(holes: list[
 )
 def test_a_run_of_holes_reads_as_each_hole_alone(holes: list[bytes]) -> None:
     assert strings(holes) == one_by_one(holes)
+
+
+# --- Gemini: a record's template has a second hole, its usage -----------------------------
+
+
+def gemini_records(texts: list[str], usages: list[bytes], google_style: bool = True) -> bytes:
+    """Records as Google writes them (`"key": value`, CRLF CRLF), one text each, the
+    usage given as raw bytes, and a finishing record."""
+    out = []
+    for text, usage in zip(texts, usages, strict=True):
+        if google_style:
+            head = b'{"candidates": [{"content": {"parts": [{"text": ' + orjson.dumps(text) + b'}],"role": "model"}}],'
+            out.append(b"data: " + head + b'"usageMetadata": ' + usage + b',"modelVersion": "gemini-2.5-flash"}\r\n\r\n')
+        else:
+            head = b'{"candidates":[{"content":{"parts":[{"text":' + orjson.dumps(text) + b'}],"role":"model"}}],'
+            out.append(b"data: " + head + b'"usageMetadata":' + usage + b',"modelVersion":"gemini-2.5-flash"}\r\n\r\n')
+    finish = {"candidates": [{"content": {"parts": [{"text": "."}], "role": "model"}, "finishReason": "STOP"}]}
+    return b"".join(out) + b"data: " + orjson.dumps(finish) + b"\r\n\r\n"
+
+
+def usage_of(n: int) -> bytes:
+    return b'{"promptTokenCount": 9,"candidatesTokenCount": %d,"totalTokenCount": %d}' % (n, n + 9)
+
+
+@pytest.mark.parametrize("google_style", [True, False])
+def test_gemini_records_as_google_writes_them_take_the_path(google_style: bool) -> None:
+    texts = [f"word {n} " for n in range(40)]
+    body = gemini_records(texts, [usage_of(n) for n in range(40)], google_style)
+    assert same_both_ways("gemini", [body]) >= 35
+    _, outcome, _, _ = decode("gemini", [body], slow=False)
+    assert outcome.usage.response_tokens == 39
+
+
+# what may stand where a record's usage is: values of every kind, objects holding the
+# bytes that follow the usage or precede it, one nested too deep to be read
+USAGE_HOLES = [
+    *(value.encode() for value in VALUES),
+    b'{"candidatesTokenCount": 3},"modelVersion": "x"',
+    b'{"a": "\\"}],\\"role\\": \\"model\\"}}],\\"usageMetadata\\": "}',
+    b'{"promptTokenCount": 1}  ',
+    b'{"promptTokenCount": 1',
+    b"[" * 300 + b"]" * 300,
+    b'{"x": ' + b"[" * 250 + b"]" * 250 + b"}",
+    b"",
+]
+# texts whose JSON holds what follows the text in the record
+MID_TEXTS = ['"}],"role": "model"}}],"usageMetadata": ', "}],", "a\\", '\\"}]', "\u2028"]
+
+
+@pytest.mark.parametrize("usage", USAGE_HOLES, ids=range(len(USAGE_HOLES)))
+def test_any_value_in_the_usage_hole_decodes_the_same_both_ways(usage: bytes) -> None:
+    usages = [usage_of(n) for n in range(12)]
+    for at in (3, 11):
+        usages[at] = usage
+    body = gemini_records([f"t{n}" for n in range(12)], usages)
+    same_both_ways("gemini", [body])
+    same_both_ways("gemini", [body[i : i + 7] for i in range(0, len(body), 7)])
+
+
+def test_a_text_holding_the_bytes_after_it_decodes_the_same_both_ways() -> None:
+    texts = [f"t{n}" for n in range(10)] + MID_TEXTS + ["end"]
+    body = gemini_records(texts, [usage_of(n) for n in range(len(texts))])
+    assert same_both_ways("gemini", [body]) >= len(texts) - 2
+    _, outcome, _, _ = decode("gemini", [body], slow=False)
+    assert text_of(outcome) == "".join(texts) + "."
+
+
+def test_a_record_with_more_than_text_and_usage_teaches_no_template() -> None:
+    signed = {"candidates": [{"content": {"parts": [{"text": "a", "thoughtSignature": "c2ln"}]}}], "usageMetadata": {}}
+    grounded = {"candidates": [{"content": {"parts": [{"text": "a"}]}, "groundingMetadata": {"q": 1}}], "usageMetadata": {}}
+    for record in (signed, grounded):
+        body = b"".join(b"data: " + orjson.dumps(record) + b"\r\n\r\n" for _ in range(20))
+        assert same_both_ways("gemini", [body]) == 0

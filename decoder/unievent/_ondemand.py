@@ -21,16 +21,20 @@
 # padding, parses back to the learned object with exactly those changed.  Anthropic's
 # delta frames are fixed by the protocol and matched in its handler directly.
 #
+# A Gemini record repeats its usage, which changes from record to record, after the
+# text: its template (`ValueTemplate`) has a second hole, a JSON value parsed whole.
+#
 # `UNIEVENT_SLOW_PATH=1` in the environment turns the fast paths off (the differential
 # tests decode everything both ways and require the same result).
 from __future__ import annotations
 
 import os
+import re
 from typing import Any, Final
 
 import orjson
 
-__all__ = ["Template", "fast_paths_enabled", "one_string", "strings"]
+__all__ = ["Template", "ValueTemplate", "fast_paths_enabled", "one_string", "strings"]
 
 _loads: Final = orjson.loads
 _JSONDecodeError: Final = orjson.JSONDecodeError
@@ -39,6 +43,11 @@ _COUNTER_KEY: Final = b'"sequence_number":'
 _PAD_KEY: Final = b'"obfuscation":"'
 _PROBE: Final = 'é \\ x\t\n'  # JSON escapes of several kinds, none before the closing quote
 _PROBE_PAD: Final = "Zz9"
+_PROBE_VALUE: Final = b'{"probe": [7, "x"]}'
+# a JSON value's structure, for finding where one ends (only when learning)
+_OUTSIDE: Final = re.compile(rb'["{}\[\],]')
+_INSIDE: Final = re.compile(rb'["\\]')
+_SPACES: Final = re.compile(rb"[ \t\r\n]*")
 
 # the holes of a template, and where a padding lies
 _STRING: Final = 0
@@ -201,6 +210,114 @@ class Template:
         except _JSONDecodeError:
             return False
         return bool(rebuilt == expected and self.match(frame, probe_counter) == _PROBE)
+
+
+class ValueTemplate:
+    """A hot frame's bytes with two holes: `head + string + mid + value + tail`, the
+    string one JSON string, the value any one JSON value (Gemini: a record's text and,
+    after it, its usageMetadata).
+
+    A frame is this template's when its bytes start with `head` and end with `tail`,
+    the first `mid` after the head ends the string's hole, and each hole parses as one
+    value of its kind.  The first `mid` is the right one, or the string's hole fails:
+    were `mid` inside the string, the hole would be a proper prefix of one JSON string,
+    which ends inside it (in an escape or before the closing quote) and parses as none.
+    """
+
+    __slots__ = ("head", "mid", "tail")
+
+    def __init__(self, head: bytes, mid: bytes, tail: bytes) -> None:
+        self.head = head
+        self.mid = mid
+        self.tail = tail
+
+    def holes(self, payload: bytes) -> tuple[bytes, bytes] | None:
+        """The bytes of the string's hole and of the value's when `payload` has this
+        template's bytes everywhere else, else None (neither is parsed here)."""
+        head = self.head
+        start = len(head)
+        if payload[:start] != head:
+            return None
+        tail = self.tail
+        end = len(payload) - len(tail)
+        if end < start or payload[end:] != tail:
+            return None
+        cut = payload.find(self.mid, start, end)
+        if cut < 0:
+            return None
+        return payload[start:cut], payload[cut + len(self.mid) : end]
+
+    @classmethod
+    def learn(cls, payload: bytes, obj: dict[str, Any], path: tuple[str | int, ...], key: str) -> ValueTemplate | None:
+        """A template from a frame the full path parsed: `path` leads to the string in
+        `obj`, `key` names a value of `obj` itself that comes after it.  None when the
+        frame's bytes do not show them unambiguously."""
+        value: Any = obj
+        for step in path:
+            value = value[step]
+        name = path[-1]
+        if type(value) is not str or type(name) is not str or key not in obj:
+            return None
+        string = _value_span(payload, b'"' + name.encode() + b'":')
+        other = _value_span(payload, b'"' + key.encode() + b'":')
+        if string is None or other is None or string[1] > other[0]:
+            return None
+        template = cls(payload[: string[0]], payload[string[1] : other[0]], payload[other[1] :])
+        probe = orjson.dumps(_PROBE)
+        frame = template.head + probe + template.mid + _PROBE_VALUE + template.tail
+        expected = _replaced(obj, path, _PROBE)
+        expected[key] = _loads(_PROBE_VALUE)
+        try:
+            rebuilt = _loads(frame)
+        except _JSONDecodeError:
+            return None
+        if rebuilt != expected or template.holes(frame) != (probe, _PROBE_VALUE):
+            return None
+        return template
+
+
+def _value_span(payload: bytes, key: bytes) -> tuple[int, int] | None:
+    """Where the value after `key` lies in `payload`, when `key` occurs exactly once
+    (a key's bytes never occur inside a string: its quotes would be escaped there)."""
+    at = payload.find(key)
+    if at < 0 or payload.find(key, at + 1) >= 0:
+        return None
+    start = _SPACES.match(payload, at + len(key)).end()  # type: ignore[union-attr]
+    end = _value_end(payload, start)
+    return None if end < 0 else (start, end)
+
+
+def _value_end(payload: bytes, start: int) -> int:
+    """The end of the JSON value that starts at `start` (-1: none that ends), found by
+    its quotes, brackets and commas alone; the rebuilt frame checks the rest."""
+    depth = 0
+    pos = start
+    in_string = False
+    while True:
+        found = (_INSIDE if in_string else _OUTSIDE).search(payload, pos)
+        if found is None:
+            return -1 if depth or in_string or pos == start else len(payload)
+        char = found.group()
+        if in_string:
+            if char == b"\\":
+                pos = found.end() + 1
+                continue
+            in_string = False
+            pos = found.end()
+            if not depth:
+                return pos
+            continue
+        if char == b'"':
+            in_string = True
+        elif char in (b"{", b"["):
+            depth += 1
+        elif not depth:
+            return found.start()  # a scalar's end: `,`, or the `}` or `]` of its container
+        elif char != b",":
+            depth -= 1
+            if not depth:
+                return found.end()
+        pos = found.end()
 
 
 def one_string(hole: bytes) -> str | None:

@@ -34,6 +34,10 @@
 # tool_call when the response made function calls; MAX_TOKENS is length; anything else
 # is unknown, the native value kept.
 #
+# On demand (see _ondemand.py): a record whose one part is a text or a thought, and
+# nothing else but usage, model and response id, is learned as a template with two
+# holes, the text and the usage; records matching it skip the parse of the record.
+#
 # The OpenAI-compatible Gemini endpoint speaks openai_chat: see that module.
 from __future__ import annotations
 
@@ -41,11 +45,15 @@ import binascii
 import re
 from typing import Any, ClassVar, Final
 
+import orjson
+
 from unievent._events import FinishReason
+from unievent._framing import FRAME_OK, FRAME_OVER
 from unievent._generated import gemini as M
+from unievent._ondemand import ValueTemplate, one_string, strings
 from unievent._outcome import ProviderError
 from unievent._session import MachineHandler, Session
-from unievent._shared import code_of, json_text, shown, str_or_none, usage_counts
+from unievent._shared import MAX_DEPTH, code_of, json_text, shown, str_or_none, usage_counts
 from unievent._usage_wire import UsageWire
 
 __all__ = ["Gemini", "normalize_gemini_finish"]
@@ -71,6 +79,18 @@ USAGE: Final = UsageWire(
     {"prompt_raw": ("prompt", "cached")},
 )
 _USAGE_PLAN: Final = USAGE.plan  # read on every record: by the compiled usage_counts
+# states whose record transition is "stay here and apply the record": where the
+# on-demand path may take one (the table still decides)
+_RECORD_LOOPS: Final = tuple(
+    M.NEXT[s][M.SY_RECORD] == s and M.DO[s][M.SY_RECORD] == (M.A_APPLY_RECORD,) for s in range(len(M.STATES))
+)
+_TEXT: Final = ("candidates", 0, "content", "parts", 0, "text")
+_LEARN_TRIES: Final = 4  # full-path records from which a template is learned, at most
+# a usage value this long or shorter cannot nest its record deeper than MAX_DEPTH (each
+# level takes two bytes; the record is one more), which the full path would refuse
+_USAGE_MAX: Final = 2 * (MAX_DEPTH - 1)
+_loads: Final = orjson.loads
+_JSONDecodeError: Final = orjson.JSONDecodeError
 _PATH_STEP: Final = re.compile(r"""\.([^.\[\]]+)|\[(\d+)\]|\['((?:[^'\\]|\\.)*)'\]|\["((?:[^"\\]|\\.)*)"\]""")
 
 
@@ -207,8 +227,116 @@ class Gemini(MachineHandler):
         self.made_calls = False
         self.streamed: _ArgsText | None = None  # a Vertex call whose arguments are streaming
         self.usage_raw: dict[str, int] = {}
+        # on-demand parsing: the learned record, whether its part is a thought, the
+        # model and response id it names, how often the full path may still learn one,
+        # and whether the last record could teach it
+        self.hot: ValueTemplate | None = None
+        self.hot_thought = False
+        self.hot_model: str | None = None
+        self.hot_response_id: str | None = None
+        self.learn_tries = _LEARN_TRIES
+        self.learnable = False
+        self.fast_frames = 0
 
     # --- frames ---------------------------------------------------------------------
+
+    def raw(self, event: str | None, payload: bytes) -> int:
+        """The framer's sink: a record matching the learned template is applied on
+        demand; every other frame is parsed whole (`parse`) and goes to `frame`."""
+        hot = self.hot
+        if hot is not None and event is None and _RECORD_LOOPS[self.state] and self.streamed is None:
+            holes = hot.holes(payload)
+            if holes is not None and len(holes[1]) <= _USAGE_MAX:
+                text = one_string(holes[0])
+                if text is not None:
+                    try:
+                        usage = _loads(holes[1])
+                    except _JSONDecodeError:
+                        pass
+                    else:
+                        self._take([text], [usage])
+                        return FRAME_OK
+        obj = self.parse(event, payload)
+        if isinstance(obj, int):
+            return obj
+        over = self.frame(event, obj)
+        learnable = self.learnable
+        self.learnable = False
+        if learnable and self.learn_tries and not over:
+            self._learn(payload, obj)
+        return FRAME_OVER if over else FRAME_OK
+
+    def raw_run(self, heads: list[bytes] | None, payloads: list[bytes], start: int) -> int:
+        """The framer's run taker: records matching the learned template from `start`
+        on, each exactly as `raw` takes it; the index of the first frame not taken."""
+        hot = self.hot
+        if hot is None or heads is not None or not _RECORD_LOOPS[self.state] or self.streamed is not None:
+            return start
+        texts: list[bytes] = []
+        usages: list[bytes] = []
+        n = start
+        count = len(payloads)
+        while n < count:
+            holes = hot.holes(payloads[n])
+            if holes is None or len(holes[1]) > _USAGE_MAX:
+                break
+            texts.append(holes[0])
+            usages.append(holes[1])
+            n += 1
+        values = strings(texts)
+        parsed: list[Any] = []
+        for hole in usages[: len(values)]:
+            try:
+                parsed.append(_loads(hole))
+            except _JSONDecodeError:
+                break
+        if parsed:
+            self._take(values[: len(parsed)], parsed)
+        return start + len(parsed)
+
+    def _take(self, texts: list[str], usages: list[Any]) -> None:
+        """What apply_record does with records of the learned template: their texts
+        (or thoughts), the usage of each in turn, the model and id they name."""
+        session = self.session
+        if self.hot_model is not None:
+            session.model = self.hot_model
+        if self.hot_response_id is not None:
+            session.extras["response_id"] = self.hot_response_id
+        if self.hot_thought:
+            self.asm.thinkings(texts)
+        else:
+            self.asm.texts(texts)
+        raw = self.usage_raw
+        for usage in usages:
+            if type(usage) is dict:
+                raw.update(usage_counts(_USAGE_PLAN, usage))
+        self._usage_to_session()
+        self.fast_frames += len(texts)
+
+    def _learn(self, payload: bytes, obj: dict[str, Any]) -> None:
+        template = ValueTemplate.learn(payload, obj, _TEXT, "usageMetadata")
+        if template is None:
+            self.learn_tries -= 1
+            return
+        self.learn_tries = _LEARN_TRIES
+        self.hot = template
+        self.hot_thought = obj["candidates"][0]["content"]["parts"][0].get("thought") is True
+        model = obj.get("modelVersion")
+        self.hot_model = model if model and type(model) is str else None
+        response_id = obj.get("responseId")
+        self.hot_response_id = response_id if response_id and type(response_id) is str else None
+
+    def _learnable(self, obj: dict[str, Any], candidate: dict[str, Any], parts: list[Any]) -> bool:
+        """Whether a record could teach the template: one text or thought part and,
+        besides usage, model and id, nothing apply_record reads."""
+        if len(parts) != 1 or len(obj["candidates"]) != 1 or "promptFeedback" in obj:
+            return False
+        part = parts[0]
+        if type(part) is not dict or type(part.get("text")) is not str or not 1 <= len(part) <= 2:
+            return False
+        if len(part) == 2 and part.get("thought") is not True:
+            return False
+        return not any(key in candidate for key, _name in _METADATA) and not candidate.get("finishReason")
 
     def frame(self, event: str | None, obj: dict[str, Any]) -> bool:
         if obj.get("error") is not None:
@@ -268,6 +396,7 @@ class Gemini(MachineHandler):
                 parts = content.get("parts") if type(content) is dict else None
                 if type(parts) is list:
                     self._parts(parts)
+                    self.learnable = self.learn_tries > 0 and self._learnable(obj, first, parts)
                 for key, name in _METADATA:
                     metadata = first.get(key)
                     if metadata and type(metadata) is dict:
@@ -281,8 +410,12 @@ class Gemini(MachineHandler):
             self._usage(usage)
 
     def _usage(self, usage: dict[str, Any]) -> None:
+        self.usage_raw.update(usage_counts(_USAGE_PLAN, usage))
+        self._usage_to_session()
+
+    def _usage_to_session(self) -> None:
+        """The session's usage from the counts so far (each the last value sent)."""
         raw = self.usage_raw
-        raw.update(usage_counts(_USAGE_PLAN, usage))
         if not raw:
             return  # Vertex's usage objects without counts change nothing
         mmsp = self.session.raw_usage
