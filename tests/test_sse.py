@@ -241,3 +241,43 @@ def test_a_run_with_one_frame_of_another_shape_frames_as_the_table_does(
         one_by_one = frames_read(body, [body[i : i + 1] for i in range(len(body))])
     assert frames_read(body, [body]) == one_by_one
     assert frames_read(body, [body[:1], body[1:]]) == one_by_one
+
+
+# Gemini writes its records with CRLF line ends: a run of such `data:` frames is split
+# as it is, and must frame as the rewrite to LF ends does
+GOOD_CRLF = b"data: {}\r\n\r\n"
+ODD_CRLF_FRAMES = [
+    b"data: {\r}\r\n\r\n",  # a lone CR in the payload ends its line
+    b"data: {\n}\r\n\r\n",  # so does a lone LF
+    b"data: {}\r\n\n",  # the blank line an LF
+    b"data: {}\n\r\n",
+    b"data: {}\r\r",  # CR line ends only
+    b"data: {}\r\n\r\n\r\n",  # an extra blank line
+    b"event: a\r\ndata: {}\r\n\r\n",  # a named frame
+    b"data:{}\r\n\r\n",  # no space after the colon
+    b"data: \r\n\r\n",  # an empty payload
+    b"data: {}\r\ndata: {}\r\n\r\n",  # two data lines
+    b": ping\r\n\r\n",  # a comment
+    b"\xef\xbb\xbfdata: {}\r\n\r\n",  # a BOM, not at the start of the body
+]
+
+
+@pytest.mark.parametrize("odd", ODD_CRLF_FRAMES)
+@pytest.mark.parametrize("where", [0, 1, 3, -1])
+def test_a_run_of_crlf_frames_with_one_of_another_shape_frames_as_the_table_does(
+    odd: bytes, where: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from unievent._framing import sse as framing
+
+    frames = [GOOD_CRLF] * 5
+    if where < 0:
+        frames = [odd] * 5
+    else:
+        frames.insert(where, odd)
+    body = b"".join(frames) + b"data: {\"last\""  # the body ends inside a frame
+    with monkeypatch.context() as patch:
+        patch.setattr(framing, "_DEFER_MAX", 0)
+        one_by_one = frames_read(body, [body[i : i + 1] for i in range(len(body))])
+    assert frames_read(body, [body]) == one_by_one
+    for cut in range(1, len(body)):
+        assert frames_read(body, [body[:cut], body[cut:]]) == one_by_one, cut

@@ -5,7 +5,9 @@
 # them) and is joined once, when its end arrives, so a long line fed in small pieces
 # costs linear time.  Pushes that contain a `\r` are first rewritten to `\n` endings
 # (C-speed `replace`); a `\r` that ends a push is held back, since it may be half of
-# `\r\n`.  Every leading BOM of the body is removed, however the pushes split them.
+# `\r\n`.  Whole `data:` frames with CRLF ends, before that, are split as they are
+# (`_crlf_frames`): the rewrite would only copy them.  Every leading BOM of the body
+# is removed, however the pushes split them.
 #
 # Each complete line is classified into a symbol of machines/sse.py and fed to the
 # generated table, whose actions run in `_line_by_line`; nothing here decides which
@@ -213,6 +215,7 @@ class SSEFramer:
             if data[-1] == 13:
                 self._cr = True
                 data = data[:-1]
+            data = self._crlf_frames(data)
             data = data.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
         nl = data.find(b"\n")
         if nl < 0:
@@ -227,6 +230,36 @@ class SSEFramer:
             nl = deferred.find(b"\n") if deferred else nl + len(head)
             data = head + data
         self._lines(data, nl)
+
+    def _crlf_frames(self, data: bytes) -> bytes:
+        """Whole `data:` frames written with CRLF line ends (Gemini's records), taken
+        as they are: the rest of `data`, or all of it when they are not there.
+
+        Where the held line and `data` start a run of such frames, and the table is at
+        a frame's start, the bytes up to the last CRLF CRLF are split where each frame
+        starts; when no payload holds a CR or an LF, rewriting them to LF ends would
+        give exactly the run of `data:` frames `_uniform` takes, with these payloads.
+        So they are taken as if the push had ended after that blank line, and only
+        what follows it is rewritten: one copy of a few bytes instead of the push."""
+        if self._deferred or self.closed:
+            return data
+        dest = _SHORTCUT_DEST[self.state]
+        if dest < 0:
+            return data
+        pending = self._pending
+        buf = b"".join(pending) + data if pending else data
+        last = buf.rfind(b"\r\n\r\n")
+        if last < 0 or last > self.max_frame or buf[:6] != b"data: ":
+            return data
+        payloads = buf[:last].split(b"\r\n\r\ndata: ")
+        payloads[0] = payloads[0][6:]
+        joined = b"".join(payloads)
+        if joined.find(b"\n") >= 0 or joined.find(b"\r") >= 0:
+            return data
+        self._pending = []
+        self._pending_size = 0
+        self._take_run(payloads, None, dest)
+        return buf[last + 4 :]
 
     def eof(self) -> None:
         """End of input: the last line and the last frame are handled without their
@@ -413,6 +446,12 @@ class SSEFramer:
             names = heads
         else:
             return False
+        self._take_run(payloads, names, dest)
+        return True
+
+    def _take_run(self, payloads: list[bytes], names: list[bytes] | None, dest: int) -> None:
+        """Dispatch a run of whole frames (their payloads, and their `event:` lines or
+        None), offering it to the run taker first; `dest` is the state after each."""
         self.state = dest
         status = FRAME_OK
         n = 0
@@ -436,7 +475,6 @@ class SSEFramer:
                     break
             n += 1
         self._status = status
-        return True
 
     def _line_by_line(self, buf: bytes, pos: int, nl: int) -> None:
         """The table, one line at a time: the one place where its actions run.
