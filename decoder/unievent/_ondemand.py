@@ -224,28 +224,47 @@ class ValueTemplate:
     which ends inside it (in an escape or before the closing quote) and parses as none.
     """
 
-    __slots__ = ("head", "mid", "tail")
+    __slots__ = ("head", "mid", "mid_start", "tail")
 
     def __init__(self, head: bytes, mid: bytes, tail: bytes) -> None:
         self.head = head
         self.mid = mid
+        # looked for first, then `mid` compared where it is: a short needle is found
+        # without the preparation a long one costs on every search
+        self.mid_start = mid[:4]
         self.tail = tail
 
     def holes(self, payload: bytes) -> tuple[bytes, bytes] | None:
         """The bytes of the string's hole and of the value's when `payload` has this
         template's bytes everywhere else, else None (neither is parsed here)."""
+        strings: list[bytes] = []
+        values: list[bytes] = []
+        self.holes_of_run([payload], 0, strings, values)
+        return (strings[0], values[0]) if strings else None
+
+    def holes_of_run(self, payloads: list[bytes], start: int, strings: list[bytes], values: list[bytes]) -> None:
+        """`holes` of each payload from `start` on, up to the first that has none:
+        the string holes appended to `strings`, the value holes to `values`."""
         head = self.head
-        start = len(head)
-        if payload[:start] != head:
-            return None
+        first = len(head)
+        mid = self.mid
+        mid_start = self.mid_start
+        size = len(mid)
         tail = self.tail
-        end = len(payload) - len(tail)
-        if end < start or payload[end:] != tail:
-            return None
-        cut = payload.find(self.mid, start, end)
-        if cut < 0:
-            return None
-        return payload[start:cut], payload[cut + len(self.mid) : end]
+        count = len(payloads)
+        n = start
+        while n < count:
+            payload = payloads[n]
+            end = len(payload) - len(tail)
+            if end < first or payload[:first] != head or payload[end:] != tail:
+                return
+            # the first `mid` after the head, and only when it ends before the tail
+            cut = payload.find(mid_start, first)
+            if cut < 0 or cut + size > end or payload[cut : cut + size] != mid:
+                return
+            strings.append(payload[first:cut])
+            values.append(payload[cut + size : end])
+            n += 1
 
     @classmethod
     def learn(cls, payload: bytes, obj: dict[str, Any], path: tuple[str | int, ...], key: str) -> ValueTemplate | None:

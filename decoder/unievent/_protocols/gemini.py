@@ -53,7 +53,7 @@ from unievent._generated import gemini as M
 from unievent._ondemand import ValueTemplate, one_string, strings
 from unievent._outcome import ProviderError
 from unievent._session import MachineHandler, Session
-from unievent._shared import MAX_DEPTH, code_of, json_text, shown, str_or_none, usage_counts
+from unievent._shared import MAX_DEPTH, code_of, json_text, shown, str_or_none, usage_counts, usage_counts_of_run
 from unievent._usage_wire import UsageWire
 
 __all__ = ["Gemini", "normalize_gemini_finish"]
@@ -274,24 +274,18 @@ class Gemini(MachineHandler):
             return start
         texts: list[bytes] = []
         usages: list[bytes] = []
-        n = start
-        count = len(payloads)
-        while n < count:
-            holes = hot.holes(payloads[n])
-            if holes is None or len(holes[1]) > _USAGE_MAX:
-                break
-            texts.append(holes[0])
-            usages.append(holes[1])
-            n += 1
+        hot.holes_of_run(payloads, start, texts, usages)
         values = strings(texts)
         parsed: list[Any] = []
         for hole in usages[: len(values)]:
+            if len(hole) > _USAGE_MAX:
+                break
             try:
                 parsed.append(_loads(hole))
             except _JSONDecodeError:
                 break
         if parsed:
-            self._take(values[: len(parsed)], parsed)
+            self._take(values[: len(parsed)] if len(parsed) < len(values) else values, parsed)
         return start + len(parsed)
 
     def _take(self, texts: list[str], usages: list[Any]) -> None:
@@ -306,11 +300,10 @@ class Gemini(MachineHandler):
             self.asm.thinkings(texts)
         else:
             self.asm.texts(texts)
-        raw = self.usage_raw
-        for usage in usages:
-            if type(usage) is dict:
-                raw.update(usage_counts(_USAGE_PLAN, usage))
-        self._usage_to_session()
+        objects = [usage for usage in usages if type(usage) is dict]
+        if objects:
+            self.usage_raw.update(usage_counts_of_run(_USAGE_PLAN, objects))
+            self._usage_to_session()
         self.fast_frames += len(texts)
 
     def _learn(self, payload: bytes, obj: dict[str, Any]) -> None:
