@@ -704,3 +704,34 @@ def test_assembler_output_always_validates(ops: list[tuple[Any, ...]], finish: s
         item = e.item
         if item.type in ("text.delta", "thinking.delta"):
             assert getattr(item, item.kind) or item.fidelity is not None
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.sampled_from(["texts", "thinkings"]),
+    st.sampled_from([None, "text", "thinking"]),
+    st.one_of(
+        st.lists(st.sampled_from(["a", "bc", "", " "]), max_size=80),
+        st.lists(st.sampled_from(["a", "bc", " "]), min_size=30, max_size=80),  # long runs, nothing empty
+        st.lists(st.sampled_from(["a", "bc", ""]), min_size=30, max_size=80),
+    ),
+)
+def test_a_run_of_fragments_is_each_fragment_in_turn(method: str, before: str | None, values: list[str]) -> None:
+    """texts() and thinkings() build what text() and thinking() build one by one (runs
+    of 32 and more are built otherwise where this module runs as Python source)."""
+    runs: list[Any] = []
+    one_by_one: list[Any] = []
+    for out, whole in ((runs, True), (one_by_one, False)):
+        asm = Assembler(out)
+        asm.now = 7
+        if before is not None:
+            getattr(asm, before)("x")
+        if whole:
+            getattr(asm, method)(values)
+        else:
+            for value in values:
+                getattr(asm, method[:-1])(value)
+        asm.stop(USAGE, "stop")
+        out.append(asm.done_items)
+    assert runs == one_by_one
+    assert [type(e) for e in runs] == [type(e) for e in one_by_one]
