@@ -251,20 +251,18 @@ class ValueTemplate:
         mid_start = self.mid_start
         size = len(mid)
         tail = self.tail
-        count = len(payloads)
-        n = start
-        while n < count:
-            payload = payloads[n]
-            end = len(payload) - len(tail)
-            if end < first or payload[:first] != head or payload[end:] != tail:
+        last = len(tail)
+        for payload in payloads[start:] if start else payloads:
+            end = len(payload) - last
+            if payload[:first] != head or payload[end:] != tail:
                 return
             # the first `mid` after the head, and only when it ends before the tail
+            # (so the head, the holes and the tail do not overlap)
             cut = payload.find(mid_start, first)
             if cut < 0 or cut + size > end or payload[cut : cut + size] != mid:
                 return
             strings.append(payload[first:cut])
             values.append(payload[cut + size : end])
-            n += 1
 
     @classmethod
     def learn(cls, payload: bytes, obj: dict[str, Any], path: tuple[str | int, ...], key: str) -> ValueTemplate | None:

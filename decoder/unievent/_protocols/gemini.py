@@ -91,7 +91,27 @@ _LEARN_TRIES: Final = 4  # full-path records from which a template is learned, a
 _USAGE_MAX: Final = 2 * (MAX_DEPTH - 1)
 _loads: Final = orjson.loads
 _JSONDecodeError: Final = orjson.JSONDecodeError
+_DICTS: Final = {dict}
 _PATH_STEP: Final = re.compile(r"""\.([^.\[\]]+)|\[(\d+)\]|\['((?:[^'\\]|\\.)*)'\]|\["((?:[^"\\]|\\.)*)"\]""")
+
+
+def _usages(holes: list[bytes]) -> list[Any]:
+    """The usage holes of a run parsed, up to the first that is no JSON or is too long
+    to be read on demand."""
+    if max(map(len, holes)) <= _USAGE_MAX:
+        try:
+            return list(map(_loads, holes))
+        except _JSONDecodeError:
+            pass
+    parsed: list[Any] = []
+    for hole in holes:
+        if len(hole) > _USAGE_MAX:
+            break
+        try:
+            parsed.append(_loads(hole))
+        except _JSONDecodeError:
+            break
+    return parsed
 
 
 def normalize_gemini_finish(native: str | None, made_calls: bool) -> FinishReason:
@@ -276,14 +296,9 @@ class Gemini(MachineHandler):
         usages: list[bytes] = []
         hot.holes_of_run(payloads, start, texts, usages)
         values = strings(texts)
-        parsed: list[Any] = []
-        for hole in usages[: len(values)]:
-            if len(hole) > _USAGE_MAX:
-                break
-            try:
-                parsed.append(_loads(hole))
-            except _JSONDecodeError:
-                break
+        if not values:
+            return start
+        parsed = _usages(usages[: len(values)] if len(values) < len(usages) else usages)
         if parsed:
             self._take(values[: len(parsed)] if len(parsed) < len(values) else values, parsed)
         return start + len(parsed)
@@ -300,7 +315,7 @@ class Gemini(MachineHandler):
             self.asm.thinkings(texts)
         else:
             self.asm.texts(texts)
-        objects = [usage for usage in usages if type(usage) is dict]
+        objects = usages if set(map(type, usages)) == _DICTS else [usage for usage in usages if type(usage) is dict]
         if objects:
             self.usage_raw.update(usage_counts_of_run(_USAGE_PLAN, objects))
             self._usage_to_session()
