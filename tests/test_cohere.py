@@ -18,7 +18,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import unievent
-from tests.helpers import calls_of, decode_stream, split_at, split_everywhere
+from tests.helpers import calls_of, decode_stream, split_at, split_everywhere, text_of
 from unievent import (
     Outcome,
     StopEvent,
@@ -502,3 +502,38 @@ def test_the_hot_deltas_take_the_on_demand_path_and_decode_as_the_full_path_does
     assert decoder.fast_frames == 5  # every text and thinking delta but the one with more fields
     monkeypatch.setenv("UNIEVENT_SLOW_PATH", "1")
     assert run(body) == run(split_at(body, [40, 200])) and run(body)[0] == fast
+
+
+def test_a_run_of_hot_deltas_is_taken_in_one_call_and_decodes_as_the_full_path_does(monkeypatch: pytest.MonkeyPatch) -> None:
+    thinking = [content_start(0, "thinking"), *(content_delta(0, f"t{n}", "thinking") for n in range(30)), content_end(0)]
+    text = text_block(1, *(f"w{n} " for n in range(30)), "", "é \"q\"")
+    body = simple(*thinking, *text, content_delta(1, "x") | {"logprobs": None}, content_end(1))
+    decoder = RuntimeStreamDecoder("cohere", stream_id="s", clock=lambda: 0)
+    framer: Any = decoder.framer
+    taken: list[int] = []
+    handler: Any = decoder.handler
+    run_taker = handler.raw_run
+
+    def counting(heads: list[bytes] | None, payloads: list[bytes], start: int) -> int:
+        n = int(run_taker(heads, payloads, start))
+        taken.append(n - start)
+        return n
+
+    cut = 0
+    for _ in range(6):  # past the first frames, which the decoder watches
+        cut = body.index(b"\n\n", cut) + 2
+    end = body.index(b"event: message-end")  # a run of `event:` frames, then the end and `[DONE]`
+    fast = decoder.push(body[:cut])
+    framer.run = counting
+    fast += decoder.push(body[cut:end]) + decoder.push(body[end:]) + decoder.finish()[0]
+    assert max(taken) >= 29 and decoder.fast_frames >= 60
+    monkeypatch.setenv("UNIEVENT_SLOW_PATH", "1")
+    assert run(body)[0] == fast
+    # a frame that starts as a hot delta and ends otherwise is no delta (not JSON here)
+    hot = b'event: content-delta\ndata: {"type":"content-delta","index":1,"delta":{"message":{"content":{"text":'
+    odd = body.replace(hot + b'"w3 "}}}}', hot + b'"w3 "}}}]', 1)
+    assert odd != body
+    monkeypatch.delenv("UNIEVENT_SLOW_PATH")
+    fast_odd = run(split_at(odd, [cut, end]))
+    monkeypatch.setenv("UNIEVENT_SLOW_PATH", "1")
+    assert fast_odd == run(odd) and text_of(fast_odd[1]).startswith("w0 w1 w2 w4 ")

@@ -42,6 +42,7 @@ import orjson
 from unievent._events import FinishReason
 from unievent._framing import FRAME_OK, FRAME_OVER
 from unievent._generated import cohere as M
+from unievent._ondemand import strings
 from unievent._outcome import ProviderError
 from unievent._session import MachineHandler, Session
 from unievent._shared import as_dict, error_of, parse_json, shown, str_or_none
@@ -172,6 +173,28 @@ class Cohere(MachineHandler):
         if isinstance(obj, int):
             return obj
         return FRAME_OVER if self.frame(event, obj) else FRAME_OK
+
+    def raw_run(self, heads: list[bytes] | None, payloads: list[bytes], start: int) -> int:
+        """The framer's run taker: the open content block's hot deltas from `start` on,
+        each exactly as `raw` takes it (which reads no event name); the index of the
+        first frame not taken."""
+        head = self.hot_head
+        if head is None or self.state not in _DELTA_LOOPS:  # the table's loop: stay, apply_delta
+            return start
+        skip = len(head)
+        holes: list[bytes] = []
+        for payload in payloads[start:] if start else payloads:
+            if payload[:skip] != head or payload[-4:] != b"}}}}":
+                break
+            holes.append(payload[skip:-4])
+        values = strings(holes)
+        if values:
+            if self.kind == _TEXT:
+                self.asm.texts(values)
+            else:
+                self.asm.thinkings(values)
+            self.fast_frames += len(values)
+        return start + len(values)
 
     def frame(self, event: str | None, obj: dict[str, Any]) -> bool:
         kind = obj.get("type")
