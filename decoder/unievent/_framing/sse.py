@@ -367,13 +367,15 @@ class SSEFramer:
         `data: X` in a state where the table composes its lines into exactly one
         dispatch (_SHORTCUT_DEST) is dispatched at once; any other frame goes through
         the table line by line."""
+        blocks: list[bytes] | None = None
+        if _SHORTCUT_DEST[self.state] >= 0 and not self.closed and len(complete) <= self.max_frame:
+            blocks = self._uniform(complete, _SHORTCUT_DEST[self.state])
+            if blocks is None:
+                return
         state = self.state
-        dest = _SHORTCUT_DEST[state]
-        if dest >= 0 and not self.closed and len(complete) <= self.max_frame and self._uniform(complete, dest):
-            return
         heads = self._heads
         max_frame = self.max_frame
-        for block in complete.split(b"\n\n"):
+        for block in complete.split(b"\n\n") if blocks is None else blocks:
             dest = _SHORTCUT_DEST[state]
             payload = None
             if dest >= 0 and not self.closed:
@@ -404,32 +406,37 @@ class SSEFramer:
                 self.skipped += 1
         self.state = state
 
-    def _uniform(self, complete: bytes, dest: int) -> bool:
+    def _uniform(self, complete: bytes, dest: int) -> list[bytes] | None:
         """Frames all of one shape, recognized in C instead of one by one: every frame
         `data: X`, or every frame `event: E` + `data: X`.  A run of `data:` frames is
         split where each frame starts (a blank line, then `data: `), and is such a run
         exactly when no payload holds a newline: one memchr over them joined, where a
         split at every newline would look at each byte in turn.  A run of `event:`
         frames is split on blank lines, each frame once at its `\ndata: `, and is such
-        a run when no payload holds a newline and every head is one `event:` line.
-        Returns False, having done nothing, for anything else."""
+        a run when no payload holds a newline and every head is one `event:` line; the
+        frames up to the first with no `\ndata: ` (a stream's last `data: [DONE]`)
+        may form the run.  Returns the frames it did not take (all of them, split on
+        blank lines, when it took none; None: it took them all)."""
+        rest: list[bytes] = []
         if complete.startswith(b"data: "):
             payloads = complete.split(b"\n\ndata: ")
             payloads[0] = payloads[0][6:]
             if b"".join(payloads).find(b"\n") >= 0:
-                return False
+                return complete.split(b"\n\n")
             names: list[bytes] | None = None
         elif complete.startswith(b"event: "):
             heads: list[bytes] = []
             payloads = []
-            for block in complete.split(b"\n\n"):
+            blocks = complete.split(b"\n\n")
+            for block in blocks:
                 head, found, payload = block.partition(b"\ndata: ")
                 if not found:
-                    return False
+                    rest = blocks[len(heads) :]  # the frames from this one on go through the table
+                    break
                 heads.append(head)
                 payloads.append(payload)
-            if b"".join(payloads).find(b"\n") >= 0:
-                return False  # a frame of more lines
+            if not heads or b"".join(payloads).find(b"\n") >= 0:
+                return blocks  # a frame of more lines
             # every head one `event:` line (their names are read only for the sink):
             # the first checked alone when all are equal, as in a run of deltas;
             # otherwise none holds a newline, so each `\nevent: ` of them joined
@@ -438,16 +445,16 @@ class SSEFramer:
             k = len(heads) - 1
             if heads.count(first) == k + 1:
                 if first.find(b"\n") >= 0:  # (it starts `event: `, as `complete` does)
-                    return False
+                    return blocks
             else:
                 joined = b"\n".join(heads)
                 if joined.count(b"\n") != k or joined.count(b"\nevent: ") != k:
-                    return False
+                    return blocks
             names = heads
         else:
-            return False
+            return complete.split(b"\n\n")
         self._take_run(payloads, names, dest)
-        return True
+        return rest or None
 
     def _take_run(self, payloads: list[bytes], names: list[bytes] | None, dest: int) -> None:
         """Dispatch a run of whole frames (their payloads, and their `event:` lines or
