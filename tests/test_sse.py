@@ -223,24 +223,33 @@ ODD_FRAMES = [
 ]
 
 
+def with_one_odd(good: bytes, odd: bytes, where: int) -> bytes:
+    """Five good frames with `odd` put at `where`, or five odd frames (where < 0)."""
+    frames = [odd] * 5 if where < 0 else [good] * 5
+    if where >= 0:
+        frames.insert(where, odd)
+    return b"".join(frames)
+
+
+def assert_framed_as_the_table_does(body: bytes, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Whole, and in two pieces cut anywhere, `body` frames as byte by byte with every
+    line through the table as it ends."""
+    from unievent._framing import sse as framing
+
+    with monkeypatch.context() as patch:
+        patch.setattr(framing, "_DEFER_MAX", 0)
+        one_by_one = frames_read(body, [body[i : i + 1] for i in range(len(body))])
+    assert frames_read(body, [body]) == one_by_one
+    for cut in range(1, len(body)):
+        assert frames_read(body, [body[:cut], body[cut:]]) == one_by_one, cut
+
+
 @pytest.mark.parametrize("odd", ODD_FRAMES)
 @pytest.mark.parametrize("where", [0, 1, 3, -1])
 def test_a_run_with_one_frame_of_another_shape_frames_as_the_table_does(
     odd: bytes, where: int, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from unievent._framing import sse as framing
-
-    frames = [GOOD] * 5
-    if where < 0:  # every frame odd
-        frames = [odd] * 5
-    else:
-        frames.insert(where, odd)
-    body = b"".join(frames)
-    with monkeypatch.context() as patch:
-        patch.setattr(framing, "_DEFER_MAX", 0)  # each line through the table as it ends
-        one_by_one = frames_read(body, [body[i : i + 1] for i in range(len(body))])
-    assert frames_read(body, [body]) == one_by_one
-    assert frames_read(body, [body[:1], body[1:]]) == one_by_one
+    assert_framed_as_the_table_does(with_one_odd(GOOD, odd, where), monkeypatch)
 
 
 # Gemini writes its records with CRLF line ends: a run of such `data:` frames is split
@@ -267,17 +276,5 @@ ODD_CRLF_FRAMES = [
 def test_a_run_of_crlf_frames_with_one_of_another_shape_frames_as_the_table_does(
     odd: bytes, where: int, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from unievent._framing import sse as framing
-
-    frames = [GOOD_CRLF] * 5
-    if where < 0:
-        frames = [odd] * 5
-    else:
-        frames.insert(where, odd)
-    body = b"".join(frames) + b"data: {\"last\""  # the body ends inside a frame
-    with monkeypatch.context() as patch:
-        patch.setattr(framing, "_DEFER_MAX", 0)
-        one_by_one = frames_read(body, [body[i : i + 1] for i in range(len(body))])
-    assert frames_read(body, [body]) == one_by_one
-    for cut in range(1, len(body)):
-        assert frames_read(body, [body[:cut], body[cut:]]) == one_by_one, cut
+    body = with_one_odd(GOOD_CRLF, odd, where) + b'data: {"last"'  # the body ends inside a frame
+    assert_framed_as_the_table_does(body, monkeypatch)

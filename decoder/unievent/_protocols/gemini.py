@@ -50,7 +50,7 @@ import orjson
 from unievent._events import FinishReason
 from unievent._framing import FRAME_OK, FRAME_OVER
 from unievent._generated import gemini as M
-from unievent._ondemand import ValueTemplate, one_string, strings
+from unievent._ondemand import ValueTemplate, strings
 from unievent._outcome import ProviderError
 from unievent._session import MachineHandler, Session
 from unievent._shared import MAX_DEPTH, code_of, json_text, shown, str_or_none, usage_counts, usage_counts_of_run
@@ -262,20 +262,10 @@ class Gemini(MachineHandler):
 
     def raw(self, event: str | None, payload: bytes) -> int:
         """The framer's sink: a record matching the learned template is applied on
-        demand; every other frame is parsed whole (`parse`) and goes to `frame`."""
-        hot = self.hot
-        if hot is not None and event is None and _RECORD_LOOPS[self.state] and self.streamed is None:
-            holes = hot.holes(payload)
-            if holes is not None and len(holes[1]) <= _USAGE_MAX:
-                text = one_string(holes[0])
-                if text is not None:
-                    try:
-                        usage = _loads(holes[1])
-                    except _JSONDecodeError:
-                        pass
-                    else:
-                        self._take([text], [usage])
-                        return FRAME_OK
+        demand (by the run taker, as a run of one); every other frame is parsed whole
+        (`parse`) and goes to `frame`."""
+        if event is None and self.raw_run(None, [payload], 0):
+            return FRAME_OK
         obj = self.parse(event, payload)
         if isinstance(obj, int):
             return obj
