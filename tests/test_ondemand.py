@@ -101,6 +101,16 @@ def test_the_benchmark_streams_take_the_path(protocol: str) -> None:
     assert fast[3] >= 0.85 * frames, (fast[3], frames)
 
 
+@pytest.mark.parametrize(
+    ("protocol", "literal"), [("openai_responses", b'"item_id":"msg_'), ("openai_chat", b'"id":"chatcmpl-')]
+)
+def test_a_percent_sign_beside_the_hole_is_a_percent_sign(protocol: str, literal: bytes) -> None:
+    """The literals around a counter are matched through a `%` format of them and the
+    counter: a `%` written in them is matched as itself."""
+    stream = getattr(gen, protocol)(200).data.replace(literal, literal + b"%d%s%%")
+    assert same_both_ways(protocol, [stream]) >= 0.85 * stream.count(b"data: ")
+
+
 # --- single-byte changes to the frames the path takes ------------------------------------
 
 HOT = {

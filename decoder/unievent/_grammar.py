@@ -40,6 +40,7 @@ from unievent._events import (
     slot_setter,
 )
 from unievent._generated import group_grammar as G
+from unievent._ondemand import interpreted
 from unievent._outcome import Anomalies
 from unievent._shared import too_deep
 from unievent._side import SideEvent
@@ -334,17 +335,11 @@ _set_thinking_fidelity: Final = slot_setter(ThinkingDelta, "fidelity")
 
 
 
-def _interpreted() -> bool:
-    """Whether this module runs as Python source (a compiled module's functions are
-    built-in functions)."""
-    return type(_interpreted).__name__ == "function"
-
-
 # Run as Python source, a long run's deltas are built column by column: object.__new__
 # and each slot setter mapped over the whole run, the loop in C.  That costs a dozen
 # loop steps to set up and saves about a third of each step after; compiled, the loop
 # over the values is native and cheaper than either.
-_BY_COLUMNS: Final = _interpreted()
+_BY_COLUMNS: Final = interpreted()
 _COLUMN_RUN: Final = 16  # values in a run, at least, for building it by columns
 
 _STATE_TEXT: Final = G.STATE_OF_KIND[G.K_TEXT]

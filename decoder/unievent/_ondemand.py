@@ -34,7 +34,7 @@ from typing import Any, Final
 
 import orjson
 
-__all__ = ["Template", "ValueTemplate", "fast_paths_enabled", "one_string", "strings"]
+__all__ = ["Template", "ValueTemplate", "fast_paths_enabled", "interpreted", "one_string", "strings"]
 
 _loads: Final = orjson.loads
 _JSONDecodeError: Final = orjson.JSONDecodeError
@@ -57,6 +57,18 @@ _PAD_LAST: Final = 1
 _PAD_FIRST: Final = 2
 
 
+def interpreted() -> bool:
+    """Whether this build runs as Python source (a compiled module's functions are
+    built-in functions; the hot modules are compiled together or not at all)."""
+    return type(interpreted).__name__ == "function"
+
+
+# A counter's digits and the literals around them: compiled, `b"%d" % n` is built
+# natively and joined to them; run as Python source, one `%` format of all three costs
+# less than the format and two joins
+_COMPILED: Final = not interpreted()
+
+
 def fast_paths_enabled() -> bool:
     """False when UNIEVENT_SLOW_PATH is set to anything but "" or "0"."""
     return os.environ.get("UNIEVENT_SLOW_PATH", "") in ("", "0")
@@ -76,6 +88,9 @@ class Template:
 
     __slots__ = (
         "between",
+        "between_size",
+        "counted_head",
+        "counted_tail",
         "counter_in_head",
         "counter_in_tail",
         "head",
@@ -85,6 +100,7 @@ class Template:
         "pad",
         "tail",
         "tail2",
+        "tail_size",
     )
 
     def __init__(self, literals: tuple[bytes, ...], holes: tuple[int, ...]) -> None:
@@ -103,6 +119,11 @@ class Template:
         self.pad = 0 if len(inner) == 1 else (_PAD_LAST if inner[1] == _PAD else _PAD_FIRST)
         first = 1 if self.counter_in_head else 0
         self.between = literals[first + 1] if self.pad else b""
+        self.between_size = len(self.between)
+        self.tail_size = len(self.tail)
+        # the literals around a counter with its digits, one `%` format per frame
+        self.counted_head = _escaped(self.head) + b"%d" + _escaped(self.head2)
+        self.counted_tail = _escaped(self.tail2) + b"%d"
 
     def match(self, payload: bytes, counter: int = 0) -> str | None:
         """The frame's string when `payload` is this template's frame, else None."""
@@ -113,54 +134,61 @@ class Template:
         """The bytes in the string's hole when `payload` has this template's bytes
         everywhere else, else None; the frame is this template's when the hole holds
         exactly one JSON string (`one_string`, or `strings` for a run of holes)."""
+        holes = self.holes_of_run([payload], 0, counter, 0)
+        return holes[0] if holes else None
+
+    def holes_of_run(self, payloads: list[bytes], start: int, counter: int = 0, step: int = 0) -> list[bytes]:
+        """`hole` of each payload from `start` on, up to the first that has none; the
+        first's counter is `counter`, each next one's `step` more."""
         # slices compared, not startswith/endswith: those parse their arguments from a
-        # tuple, which costs more than the slice
-        head = self.head
-        start = len(head)
-        if payload[:start] != head:
-            return None
-        if self.counter_in_head:
-            digits = b"%d" % counter
-            cut = start + len(digits)
-            if payload[start:cut] != digits:
-                return None
-            start = cut + len(self.head2)
-            if payload[cut:start] != self.head2:
-                return None
-        tail = self.tail
-        end = len(payload) - len(tail)
-        if end < start or payload[end:] != tail:
-            return None
-        if self.counter_in_tail:
-            digits = b"%d" % counter
-            cut = end - len(digits)
-            end = cut - len(self.tail2)
-            if end < start or payload[cut : cut + len(digits)] != digits or payload[end:cut] != self.tail2:
-                return None
-        pad = self.pad
-        if pad == _PAD_LAST:
-            # the padding's opening quote is the last quote before the tail, and the
-            # last byte of `between`
-            region = payload[start:end]
-            before, mark, padding = region.rpartition(b'"')
-            cut = len(before) + 1
-            between = self.between
-            if not mark or cut < len(between) or region[cut - len(between) : cut] != between:
-                return None
-            if padding and not padding.isalnum():
-                return None
-            end = start + cut - len(between)
-        elif pad == _PAD_FIRST:
-            quote = payload.find(b'"', start, end)  # the padding's closing quote
-            if quote < 0 or not payload.startswith(self.between, quote):
-                return None
-            padding = payload[start:quote]
-            if padding and not padding.isalnum():
-                return None
-            start = quote + len(self.between)
-        if end <= start:
-            return None
-        return payload[start:end]
+        # tuple, which costs more than the slice; a counter's digits are compared with
+        # the literals around them in one slice
+        holes: list[bytes] = []
+        head, head2 = self.head, self.head2
+        prefix, counted_head, counter_in_head = head, self.counted_head, self.counter_in_head
+        tail, tail2, counted_tail, counter_in_tail = self.tail, self.tail2, self.counted_tail, self.counter_in_tail
+        tail_size = self.tail_size
+        pad, between, between_size = self.pad, self.between, self.between_size
+        for payload in payloads[start:] if start else payloads:
+            if counter_in_head:
+                prefix = head + b"%d" % counter + head2 if _COMPILED else counted_head % counter
+            begin = len(prefix)
+            if payload[:begin] != prefix:
+                break
+            end = len(payload) - tail_size
+            if end < begin or payload[end:] != tail:
+                break
+            if counter_in_tail:
+                suffix = tail2 + b"%d" % counter if _COMPILED else counted_tail % counter
+                cut = end - len(suffix)
+                if cut < begin or payload[cut:end] != suffix:
+                    break
+                end = cut
+            if pad == _PAD_LAST:
+                # the padding's opening quote is the last quote before the tail, and the
+                # last byte of `between`
+                region = payload[begin:end]
+                before, mark, padding = region.rpartition(b'"')
+                quote = begin + len(before) + 1
+                cut = quote - between_size
+                if not mark or cut < begin or payload[cut:quote] != between:
+                    break
+                if padding and not padding.isalnum():
+                    break
+                end = cut
+            elif pad == _PAD_FIRST:
+                quote = payload.find(b'"', begin, end)  # the padding's closing quote
+                if quote < 0 or not payload.startswith(between, quote):
+                    break
+                padding = payload[begin:quote]
+                if padding and not padding.isalnum():
+                    break
+                begin = quote + between_size
+            if end <= begin:
+                break
+            holes.append(payload[begin:end])
+            counter += step
+        return holes
 
     # --- learning -----------------------------------------------------------------------
 
@@ -381,6 +409,11 @@ def _all_str(values: list[Any]) -> bool:
     except TypeError:
         return False
     return True
+
+
+def _escaped(literal: bytes) -> bytes:
+    """`literal` as a `%` format that writes it as it is."""
+    return literal.replace(b"%", b"%%")
 
 
 def _is_padding(text: bytes) -> bool:

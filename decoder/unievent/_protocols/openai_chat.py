@@ -205,16 +205,7 @@ class OpenAIChat(MachineHandler):
         # named frames are left to `raw`, which reads an `error` name as an error
         if hot is None or heads is not None or not _CHUNK_LOOPS[self.state]:  # the table's loop: stay, apply_chunk
             return start
-        holes: list[bytes] = []
-        n = start
-        count = len(payloads)
-        while n < count:
-            hole = hot.hole(payloads[n])
-            if hole is None:
-                break
-            holes.append(hole)
-            n += 1
-        values = strings(holes)
+        values = strings(hot.holes_of_run(payloads, start))
         n = start + len(values)
         if n > start:
             self.asm.texts(values)

@@ -294,19 +294,8 @@ class OpenAIResponses(MachineHandler):
         hot = self.hot
         if hot is None or self.state != self.hot_state or self.item is not self.hot_item:
             return start
-        holes: list[bytes] = []
-        n = start
-        count = len(payloads)
-        seq = self.next_seq
         step = 1 if self.hot_counted else 0
-        while n < count:
-            hole = hot.hole(payloads[n], seq)
-            if hole is None:
-                break
-            holes.append(hole)
-            seq += step
-            n += 1
-        values = strings(holes)
+        values = strings(hot.holes_of_run(payloads, start, self.next_seq, step))
         if values:
             self.next_seq += step * len(values)
             self._take_hot(values)
