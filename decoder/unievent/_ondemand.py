@@ -144,7 +144,12 @@ class Template:
         # tuple, which costs more than the slice; a counter's digits are compared with
         # the literals around them in one slice
         holes: list[bytes] = []
-        head, head2 = self.head, self.head2
+        head = self.head
+        # a run taker is offered every frame the table takes alone: a frame of another
+        # shape is turned away before the template is unpacked for it
+        if start >= len(payloads) or payloads[start][: len(head)] != head:
+            return holes
+        head2 = self.head2
         prefix, counted_head, counter_in_head = head, self.counted_head, self.counter_in_head
         tail, tail2, counted_tail, counter_in_tail = self.tail, self.tail2, self.counted_tail, self.counter_in_tail
         tail_size = self.tail_size
