@@ -11,9 +11,10 @@
 #
 # Besides the string, two fields may change from frame to frame: a counter (Responses
 # `sequence_number`), compared byte for byte with the digits of the number the handler
-# expects, and a padding string (OpenAI's `obfuscation`), which no handler reads,
-# accepted when it is ASCII letters and digits only (so it holds no quote: the quote
-# that opens or closes it is the one nearest the string).  Every comparison is one C
+# expects, and a padding string (OpenAI's `obfuscation`, Ollama's `created_at`), which
+# no handler reads, accepted when it is ASCII letters, digits and `+-.:` only (so it
+# holds no quote, no escape and no control character: the quote that opens or closes
+# it is the one nearest the string, and it reads as itself).  Every comparison is one C
 # call; a pure-Python loop over a frame's parts would cost more than parsing it.
 #
 # Templates are learned from a frame the full path parsed (`Template.learn`) and
@@ -40,9 +41,15 @@ _loads: Final = orjson.loads
 _JSONDecodeError: Final = orjson.JSONDecodeError
 
 _COUNTER_KEY: Final = b'"sequence_number":'
-_PAD_KEY: Final = b'"obfuscation":"'
+_PAD_NAME: Final = "obfuscation"
 _PROBE: Final = 'é \\ x\t\n'  # JSON escapes of several kinds, none before the closing quote
-_PROBE_PAD: Final = "Zz9"
+_PROBE_PAD: Final = "Zz9-:.+"
+# what a padding may hold besides letters and digits (a timestamp's punctuation)
+_PLAIN: Final = b"0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ+-.:"
+# a padding is plain when this table leaves it as it is: it maps each plain byte to
+# itself and every other byte to another (a table alone is read byte by byte in C; a
+# table of bytes to delete is built anew on every call)
+_PLAIN_TABLE: Final = bytes(c if c in _PLAIN else (1 if c == 0 else 0) for c in range(256))
 _PROBE_VALUE: Final = b'{"probe": [7, "x"]}'
 # a JSON value's structure, for finding where one ends (only when learning)
 _OUTSIDE: Final = re.compile(rb'["{}\[\],]')
@@ -98,14 +105,16 @@ class Template:
         "holes",
         "literals",
         "pad",
+        "pad_size",
         "tail",
         "tail2",
         "tail_size",
     )
 
-    def __init__(self, literals: tuple[bytes, ...], holes: tuple[int, ...]) -> None:
+    def __init__(self, literals: tuple[bytes, ...], holes: tuple[int, ...], pad_size: int = 0) -> None:
         self.literals = literals
         self.holes = holes
+        self.pad_size = pad_size  # the learned padding's length (looked at first, before the string)
         self.counter_in_head = bool(holes) and holes[0] == _COUNTER
         self.counter_in_tail = bool(holes) and holes[-1] == _COUNTER
         # head [+ digits + head2]
@@ -153,7 +162,7 @@ class Template:
         prefix, counted_head, counter_in_head = head, self.counted_head, self.counter_in_head
         tail, tail2, counted_tail, counter_in_tail = self.tail, self.tail2, self.counted_tail, self.counter_in_tail
         tail_size = self.tail_size
-        pad, between, between_size = self.pad, self.between, self.between_size
+        pad, between, between_size, pad_size = self.pad, self.between, self.between_size, self.pad_size
         for payload in payloads[start:] if start else payloads:
             if counter_in_head:
                 prefix = head + b"%d" % counter + head2 if _COMPILED else counted_head % counter
@@ -178,15 +187,20 @@ class Template:
                 cut = quote - between_size
                 if not mark or cut < begin or payload[cut:quote] != between:
                     break
-                if padding and not padding.isalnum():
+                if padding and not padding.isalnum() and padding.translate(_PLAIN_TABLE) != padding:
                     break
                 end = cut
             elif pad == _PAD_FIRST:
-                quote = payload.find(b'"', begin, end)  # the padding's closing quote
-                if quote < 0 or not payload.startswith(between, quote):
-                    break
+                # the padding's closing quote: where the learned one's was (a timestamp
+                # keeps its length), else the first quote; a plain padding holds none,
+                # so either way it is the first
+                quote = begin + pad_size
+                if payload[quote : quote + between_size] != between:
+                    quote = payload.find(b'"', begin, end)
+                    if quote < 0 or payload[quote : quote + between_size] != between:
+                        break
                 padding = payload[begin:quote]
-                if padding and not padding.isalnum():
+                if padding and padding.translate(_PLAIN_TABLE) != padding:
                     break
                 begin = quote + between_size
             if end <= begin:
@@ -199,11 +213,17 @@ class Template:
 
     @classmethod
     def learn(
-        cls, payload: bytes, obj: dict[str, Any], path: tuple[str | int, ...], counter: int | None
+        cls,
+        payload: bytes,
+        obj: dict[str, Any],
+        path: tuple[str | int, ...],
+        counter: int | None,
+        pad: str = _PAD_NAME,
     ) -> Template | None:
         """A template from a frame the full path parsed: `path` leads to the string in
-        `obj`; `counter` is the frame's sequence number when it has one.  None when
-        the frame's bytes do not show its fields unambiguously."""
+        `obj`; `counter` is the frame's sequence number when it has one; `pad` names
+        the padding of `obj`, a field no handler reads.  None when the frame's bytes
+        do not show its fields unambiguously."""
         value: Any = obj
         for step in path:
             value = value[step]
@@ -213,19 +233,20 @@ class Template:
         holes = [_span(payload, b'"' + name.encode() + b'":', orjson.dumps(value), b"", _STRING)]
         if counter is not None:
             holes.append(_span(payload, _COUNTER_KEY, b"%d" % counter, b"", _COUNTER))
-        pad = obj.get("obfuscation")
-        if type(pad) is str and _is_padding(pad.encode()):
-            holes.append(_span(payload, _PAD_KEY, pad.encode(), b'"', _PAD))
+        padding = obj.get(pad)
+        if type(padding) is str and _is_padding(padding.encode()):
+            holes.append(_span(payload, b'"' + pad.encode() + b'":"', padding.encode(), b'"', _PAD))
         spans = sorted(h for h in holes if h is not None)
         if len(spans) < len(holes):
             return None
         literals = [payload[: spans[0][0]]]
         literals += [payload[spans[i][1] : spans[i + 1][0]] for i in range(len(spans) - 1)]
         literals.append(payload[spans[-1][1] :])
-        template = cls(tuple(literals), tuple(kind for _start, _end, kind in spans))
-        return template if template._rebuilds(obj, path, counter) else None
+        pad_size = next((end - start for start, end, kind in spans if kind == _PAD), 0)
+        template = cls(tuple(literals), tuple(kind for _start, _end, kind in spans), pad_size)
+        return template if template._rebuilds(obj, path, counter, pad) else None
 
-    def _rebuilds(self, obj: dict[str, Any], path: tuple[str | int, ...], counter: int | None) -> bool:
+    def _rebuilds(self, obj: dict[str, Any], path: tuple[str | int, ...], counter: int | None, pad: str) -> bool:
         """A frame built from the template with another string (counter, padding)
         parses to `obj` with exactly those changed, and matches the template."""
         probe_counter = (counter or 0) + 7
@@ -237,7 +258,7 @@ class Template:
         if _COUNTER in self.holes:
             expected["sequence_number"] = probe_counter
         if _PAD in self.holes:
-            expected["obfuscation"] = _PROBE_PAD
+            expected[pad] = _PROBE_PAD
         try:
             rebuilt = _loads(frame)
         except _JSONDecodeError:
@@ -422,7 +443,7 @@ def _escaped(literal: bytes) -> bytes:
 
 
 def _is_padding(text: bytes) -> bool:
-    return not text or (text.isalnum() and text.isascii())
+    return text.translate(_PLAIN_TABLE) == text
 
 
 def _span(payload: bytes, key: bytes, value: bytes, after: bytes, kind: int) -> tuple[int, int, int] | None:
