@@ -360,3 +360,134 @@ def test_the_usage_of_a_run_reads_as_each_record_in_turn(protocol: str, usages: 
     for usage in usages:
         one_by_one.update(usage_counts(plan, usage))
     assert usage_counts_of_run(plan, usages) == one_by_one
+
+
+# --- Ollama: a timestamp on every line ------------------------------------------------------
+
+
+def ollama_lines(rng: random.Random, n: int, kind: str = "content", generate: bool = False) -> bytes:
+    """Lines as Ollama writes them: a new `created_at` on each, Go's RFC 3339 with the
+    nanoseconds' trailing zeros dropped (so its length changes from line to line)."""
+    lines = []
+    for k in range(n):
+        nanos = str(rng.randrange(10**9)).rjust(9, "0").rstrip("0")
+        stamp = f"2025-10-26T17:15:{k % 60:02d}{'.' + nanos if nanos else ''}Z"
+        text = rng.choice([" Paris", " of", ", é", "\\n", ' "q"', "\u2028", "the"])
+        line: dict[str, Any] = {"model": "qwen3:8b", "created_at": stamp}
+        if generate:
+            line |= {kind if kind == "thinking" else "response": text, "done": False}
+        else:
+            line |= {"message": {"role": "assistant", kind: text}, "done": False}
+        lines.append(json.dumps(line, ensure_ascii=False, separators=(",", ":")))
+    done = {"model": "qwen3:8b", "created_at": "2025-10-26T17:16:00Z", "done": True, "done_reason": "stop"}
+    return ("\n".join(lines) + "\n" + json.dumps(done) + "\n").encode()
+
+
+OLLAMA = {
+    "chat": ollama_lines(random.Random(1), 60),
+    "chat thinking": ollama_lines(random.Random(2), 30, "thinking"),
+    "generate": ollama_lines(random.Random(3), 60, generate=True),
+    "generate thinking": ollama_lines(random.Random(4), 60, "thinking", generate=True),
+}
+
+
+@pytest.mark.parametrize("name", sorted(OLLAMA))
+def test_ollama_lines_take_the_path_whatever_their_timestamps(name: str) -> None:
+    body = OLLAMA[name]
+    lines = body.count(b"\n")
+    assert same_both_ways("ollama", [body]) >= lines - 3
+    pieces = [body[i : i + 97] for i in range(0, len(body), 97)]
+    assert same_both_ways("ollama", pieces) >= 0.8 * lines
+
+
+def test_ollama_thinking_then_text_learns_each_in_turn() -> None:
+    body = ollama_lines(random.Random(5), 40, "thinking").rsplit(b"\n", 2)[0] + b"\n"
+    body += ollama_lines(random.Random(6), 40, "content")
+    assert same_both_ways("ollama", [body]) >= 70
+
+
+def test_an_ollama_line_naming_another_model_is_read_as_it_is() -> None:
+    """The template holds the model it was learned with: after a line of another
+    model (one that teaches no template: it has text and thinking), a line matching
+    it names its model again, as the full path reads it."""
+    lines = OLLAMA["chat"].split(b"\n")
+    lines[20] = lines[20].replace(b'"qwen3:8b"', b'"llama3.2"').replace(b'"role"', b'"thinking":"t","role"')
+    lines[-2] = lines[-2].replace(b'"model": "qwen3:8b", ', b"")  # a done line naming no model
+    body = b"\n".join(lines)
+    assert same_both_ways("ollama", [body]) > 50
+    assert decode("ollama", [body], slow=False)[1].model == "qwen3:8b"
+
+
+STAMPS = [
+    b"2025-10-26T17:15:24Z",
+    b"2025-10-26T17:15:24.1-07:00",
+    b"2025-10-26T17:15:24.123456789+05:30",
+    b"2025-10-26 17:15:24",  # a space: not plain, read whole
+    b"\\u0032025-10-26",  # an escape: not plain, read whole
+    b'2025\\"x',
+    b"2025\\\\",
+    "é2025".encode(),
+    b"2025\x01",  # a raw control character: no JSON
+    b"2025\xff",  # no UTF-8
+    b"2025\xc3",
+    b"",
+]
+
+
+@pytest.mark.parametrize("stamp", STAMPS, ids=range(len(STAMPS)))
+def test_any_timestamp_decodes_the_same_both_ways(stamp: bytes) -> None:
+    lines = OLLAMA["chat"].split(b"\n")
+    for k in (10, 11, 30):
+        head, _, rest = lines[k].partition(b'"created_at":"')
+        lines[k] = head + b'"created_at":"' + stamp + b'"' + rest.partition(b'"')[2]
+    body = b"\n".join(lines)
+    assert same_both_ways("ollama", [body]) > 40
+
+
+@settings(max_examples=600, deadline=None)
+@given(st.sampled_from(sorted(OLLAMA)), st.data(), st.sampled_from(EDITS), st.booleans())
+def test_any_byte_of_an_ollama_line_changed_decodes_the_same_both_ways(
+    name: str, data: st.DataObject, edit: bytes, insert: bool
+) -> None:
+    lines = OLLAMA[name].split(b"\n")
+    index = data.draw(st.integers(0, len(lines) - 2))
+    at = data.draw(st.sampled_from(interesting(lines[index])))
+    lines[index] = lines[index][:at] + edit + lines[index][at + (0 if insert else 1) :]
+    same_both_ways("ollama", [b"\n".join(lines)])
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.sampled_from(sorted(OLLAMA)), st.data())
+def test_reordered_and_duplicate_keys_of_an_ollama_line_decode_the_same_both_ways(name: str, data: st.DataObject) -> None:
+    lines = OLLAMA[name].split(b"\n")
+    index = data.draw(st.integers(0, len(lines) - 2))
+    obj = orjson.loads(lines[index])
+    order = data.draw(st.permutations(list(obj)))
+    text = ",".join(f"{json.dumps(k)}:{orjson.dumps(obj[k]).decode()}" for k in order)
+    if data.draw(st.booleans()):
+        text += f',{json.dumps(data.draw(st.sampled_from(list(obj))))}:"dup"'
+    lines[index] = ("{" + text + "}").encode()
+    same_both_ways("ollama", [b"\n".join(lines)])
+
+
+def test_a_push_of_ollama_lines_is_taken_in_one_call() -> None:
+    body = ollama_lines(random.Random(8), 300)
+    cut = body.find(b"\n", 4000) + 1  # past the first lines, which the decoder watches
+    decoder = RuntimeStreamDecoder("ollama", stream_id="s", clock=lambda: 0)
+    events = decoder.push(body[:cut])
+    framer: Any = decoder.framer
+    run = framer.run
+    assert run is not None
+    taken: list[int] = []
+
+    def counting(names: list[str | None], payloads: list[bytes], start: int) -> int:
+        n = int(run(names, payloads, start))
+        taken.append(n - start)
+        return n
+
+    framer.run = counting
+    events += decoder.push(body[cut:])
+    last, outcome = decoder.finish()
+    assert max(taken) >= 0.9 * body[cut:].count(b"\n"), taken
+    slow = decode("ollama", [body[:cut], body[cut:]], slow=True)
+    assert (events + last, outcome) == slow[:2]

@@ -17,14 +17,17 @@
 # Caps: a line longer than `max_frame` raises FrameTooLargeError whether it arrived
 # whole or in pieces (its length before the `\n`, counted as it arrives).
 #
-# A line goes to `sink(None, payload)` (see _framing/__init__.py).  Once the sink says
-# the stream is over, lines are still split, only to be counted (`ignored`).
+# A line goes to `sink(None, payload)` (see _framing/__init__.py); where the table loops
+# on object lines, the lines of a push from there on are first offered, as a run, to
+# `run`, when the sink has one (a handler's on-demand path for its hot lines).  Once
+# the sink says the stream is over, lines are still split, only to be counted
+# (`ignored`).
 from __future__ import annotations
 
 from typing import Final
 
 from unievent._errors import FrameTooLargeError
-from unievent._framing import BOM, FRAME_JUNK, FRAME_OVER, FrameSink, past_boms
+from unievent._framing import BOM, FRAME_JUNK, FRAME_OK, FRAME_OVER, FrameSink, RunSink, past_boms
 from unievent._generated import ndjson as M
 from unievent._jsonscan import Nesting
 
@@ -82,6 +85,7 @@ class NDJSONFramer:
         "ignored",
         "max_frame",
         "protocol",
+        "run",
         "sink",
         "skipped",
         "state",
@@ -89,6 +93,9 @@ class NDJSONFramer:
 
     def __init__(self, sink: FrameSink, protocol: str, max_frame: int) -> None:
         self.sink = sink
+        # the sink's run taker (the decoder sets it when the sink has one): the lines
+        # of a push are offered to it before each goes to `sink`
+        self.run: RunSink | None = None
         self.protocol = protocol
         self.max_frame = max_frame
         self.state = M.INITIAL
@@ -135,15 +142,28 @@ class NDJSONFramer:
         lines = data.split(b"\n")
         rest = lines.pop()  # what follows the last line end: an incomplete line, or nothing
         max_frame = self.max_frame
-        for line in lines:
+        # no line of a push within the cap is over it: a run of them needs no check
+        runs = len(data) <= max_frame
+        n = 0
+        count = len(lines)
+        while n < count:
+            line = lines[n]
             if len(line) > max_frame:
                 raise FrameTooLargeError(self.protocol, self.state_name, "line", len(line), max_frame)
             symbol = _symbol(line)
             if symbol == _SY_OBJECT and self.state == _ST_LINES:  # nearly every line: the table's loop
+                run = self.run  # read each time, as the sink: a sink may hand over to another
+                if run is not None and runs and not self.closed:
+                    taken = run(None, lines, n)
+                    if taken > n:  # each line it took was an object line, FRAME_OK
+                        self._status = FRAME_OK
+                        n = taken
+                        continue
                 self.state = _NEXT[_ST_LINES][_SY_OBJECT]
                 self._dispatch(line)
             else:
                 self._fire(symbol, line)
+            n += 1
         if rest:
             self._hold(rest)
 

@@ -24,6 +24,11 @@
 # the durations (nanoseconds) are kept in `extras["durations"]`.
 #
 # `{"error": "..."}` ends the stream failed with that message (type `error`).
+#
+# On demand (see _ondemand.py): a line whose only content is its text, or its
+# thinking, is learned as a template, its `created_at` (a new timestamp on every line)
+# the template's padding; lines matching it are taken without parsing them whole,
+# where the table loops on `line` with apply_line alone.
 from __future__ import annotations
 
 import binascii
@@ -31,7 +36,9 @@ from collections.abc import Callable
 from typing import Any, ClassVar, Final
 
 from unievent._events import FinishReason
+from unievent._framing import FRAME_OK, FRAME_OVER
 from unievent._generated import ollama as M
+from unievent._ondemand import Template, strings
 from unievent._outcome import ProviderError
 from unievent._session import MachineHandler, Session
 from unievent._shared import json_text, shown
@@ -41,6 +48,14 @@ __all__ = ["Ollama", "normalize_ollama_finish"]
 
 _NEXT: Final = M.NEXT
 _DO: Final = M.DO
+_SY_LINE: Final = M.SY_LINE
+# states where a line stays and its only action is apply_line: the on-demand path's
+_LINE_LOOPS: Final = tuple(
+    _NEXT[s][_SY_LINE] == s and _DO[s][_SY_LINE] == (M.A_APPLY_LINE,) for s in range(len(M.STATES))
+)
+_LEARN_TRIES: Final = 4  # full-path lines from which a template is learned, at most
+_TEXT: Final = 0
+_THINKING: Final = 1
 # states in which no further line is read: the decoder stops feeding frames
 _TERMINAL: Final = frozenset(s for s in range(len(M.STATES)) if M.ALLOWED[s] in ((), ("eof",)))
 #: the done line's counts (written back by _writers/ollama.py): a prompt served from
@@ -92,8 +107,58 @@ class Ollama(MachineHandler):
         self.asm = session.asm
         self.state = M.INITIAL
         self.calls = 0
+        self.hot: Template | None = None  # the learned line, its text or thinking the hole
+        self.hot_kind = _TEXT
+        self.learn_tries = _LEARN_TRIES
+        self.fast_frames = 0
 
     # --- frames ---------------------------------------------------------------------
+
+    def raw(self, event: str | None, payload: bytes) -> int:
+        """The framer's sink: a line matching the learned template is applied on
+        demand; every other line is parsed whole (`parse`) and goes to `frame`."""
+        hot = self.hot
+        if hot is not None and _LINE_LOOPS[self.state]:
+            value = hot.match(payload)
+            if value is not None:
+                self.state = _NEXT[self.state][_SY_LINE]  # the table's loop: stay, apply_line
+                self._take_hot([value])
+                return FRAME_OK
+        obj = self.parse(event, payload)
+        if isinstance(obj, int):
+            return obj
+        over = self.frame(event, obj)
+        if self.learn_tries and not over and _LINE_LOOPS[self.state]:
+            found = _hot_path(obj)
+            if found is not None:
+                self._learn(Template.learn(payload, obj, found[0], None, "created_at"), found[1])
+        return FRAME_OVER if over else FRAME_OK
+
+    def raw_run(self, heads: list[bytes] | None, payloads: list[bytes], start: int) -> int:
+        """The framer's run taker: lines matching the learned template from `start`
+        on, each exactly as `raw` takes it; the index of the first line not taken."""
+        hot = self.hot
+        if hot is None or not _LINE_LOOPS[self.state]:
+            return start
+        values = strings(hot.holes_of_run(payloads, start))
+        if values:
+            self._take_hot(values)
+        return start + len(values)
+
+    def _take_hot(self, values: list[str]) -> None:
+        if self.hot_kind == _TEXT:
+            self.asm.texts(values)
+        else:
+            self.asm.thinkings(values)
+        self.fast_frames += len(values)
+
+    def _learn(self, template: Template | None, kind: int) -> None:
+        if template is None:
+            self.learn_tries -= 1
+            return
+        self.learn_tries = _LEARN_TRIES
+        self.hot = template
+        self.hot_kind = kind
 
     def frame(self, event: str | None, obj: dict[str, Any]) -> bool:
         if obj.get("error") is not None:
@@ -123,6 +188,7 @@ class Ollama(MachineHandler):
         model = obj.get("model")
         if model and type(model) is str and model != self.session.model:
             self.session.model = model
+            self.hot = None  # a line the template matches names the model it had before
         message = obj.get("message")
         if type(message) is dict:
             thinking, content, calls, images = (
@@ -196,6 +262,36 @@ class Ollama(MachineHandler):
         else:
             text = error if type(error) is str else json_text(error)
         self.session.fail(ProviderError(text, "error", None, obj))
+
+
+def _effective(value: Any) -> bool:
+    """Whether `_apply_line` reads this thinking or text (a non-empty string)."""
+    return bool(value) and type(value) is str
+
+
+def _hot_path(obj: dict[str, Any]) -> tuple[tuple[str, ...], int] | None:
+    """Where the string lies in a line whose only effect is that text or thinking
+    (besides its model), and which; None for any other line.  A line matching the
+    template differs from this one only there and in `created_at`."""
+    if obj.get("error") is not None or obj.get("done") is True:
+        return None
+    message = obj.get("message")
+    if type(message) is dict:
+        fields: dict[str, Any] = message
+        prefix: tuple[str, ...] = ("message",)
+        text_key = "content"
+        if message.get("images"):
+            return None
+    else:
+        fields, prefix, text_key = obj, (), "response"
+    if fields.get("tool_calls"):
+        return None
+    text, thinking = fields.get(text_key), fields.get("thinking")
+    if _effective(text) and not _effective(thinking):
+        return (*prefix, text_key), _TEXT
+    if _effective(thinking) and not _effective(text):
+        return (*prefix, "thinking"), _THINKING
+    return None
 
 
 _ACTIONS: Final[tuple[Callable[[Ollama, dict[str, Any]], None], ...]] = tuple(
