@@ -6,8 +6,10 @@
 # `total` bytes are there, one slice.  The pieces of a frame split across pushes wait
 # in a list and are joined once, when the frame is whole; a push of whole frames is
 # read in place.  Both CRC32s are checked with `zlib.crc32` (the message CRC continues
-# the prelude's, which it covers).  A prelude whose CRC holds but whose length is over
-# `max_frame` raises FrameTooLargeError before anything is gathered, whatever the split.
+# the prelude's, which it covers), over a slice of the frame: a copy of a frame's few
+# hundred bytes costs less than a memoryview of it, made and then sliced.  A prelude
+# whose CRC holds but whose length is over `max_frame` raises FrameTooLargeError before
+# anything is gathered, whatever the split.
 #
 # Headers (`name length:1, name, type:1, value`, types 0-9) are parsed from their
 # block; the few header blocks a stream repeats are parsed once and remembered.  Only
@@ -63,6 +65,12 @@ _crc32: Final = zlib.crc32
 _VALUE_SIZE: Final = (0, 0, 1, 2, 4, 8, -1, -1, 8, 16)
 _NAMING: Final = frozenset((b":message-type", b":event-type", b":exception-type", b":error-code", b":error-message"))
 _CACHED_BLOCKS: Final = 64
+
+
+def _u32(buf: bytes, at: int) -> int:
+    """The big-endian u32 at `at` (an int, not Any: see `_read`)."""
+    value: int = _unpack_u32(buf, at)[0]
+    return value
 
 
 class _BadHeaders(Exception):
@@ -217,6 +225,11 @@ class AWSEventStreamFramer:
         end = len(buf)
         max_frame = self.max_frame
         blocks = self._blocks
+        # declared: struct gives Any, and a compiled framer would box every sum and
+        # comparison of them; as ints they are native
+        total: int
+        headers_length: int
+        crc: int
         while True:
             state = self.state
             if state == _ST_MESSAGE:
@@ -246,7 +259,7 @@ class AWSEventStreamFramer:
             start = pos + _PRELUDE
             payload_at = start + headers_length
             named = blocks.get(buf[start:payload_at]) if pos + total <= end else None
-            if named is None or _crc32(memoryview(buf)[pos + 8 : crc_at], crc) != _unpack_u32(buf, crc_at)[0]:
+            if named is None or _crc32(buf[pos + 8 : crc_at], crc) != _u32(buf, crc_at):
                 # not all here, a header block not seen yet, or a CRC that fails: the slow way
                 self._total = total
                 self._headers_length = headers_length
@@ -267,7 +280,7 @@ class AWSEventStreamFramer:
     def _frame(self, buf: bytes, pos: int, total: int) -> None:
         """The whole frame at `buf[pos:pos + total]`, its prelude read."""
         crc_at = pos + total - 4
-        if _crc32(memoryview(buf)[pos + 8 : crc_at], self._prelude_crc) != _unpack_u32(buf, crc_at)[0]:
+        if _crc32(buf[pos + 8 : crc_at], self._prelude_crc) != _u32(buf, crc_at):
             self._fire(M.SY_BAD_CRC, b"the message CRC does not match")
             return
         start = pos + _PRELUDE
