@@ -194,13 +194,8 @@ def test_another_json_value_in_the_hole_decodes_the_same_both_ways(protocol: str
     same_both_ways(protocol, [separator.join(frames)])
 
 
-@pytest.mark.parametrize("protocol", ["openai_chat", "anthropic", "openai_responses", "gemini"])
-def test_a_run_of_hot_frames_is_taken_in_one_call(protocol: str) -> None:
-    data = getattr(gen, protocol)(400).data
-    separator = gen.SEPARATORS.get(protocol, b"\n\n")
-    cut = data.find(separator, 8000) + len(separator)  # past the first frames, which the decoder watches
-    decoder = RuntimeStreamDecoder(protocol, stream_id="s", clock=lambda: 0)
-    events = decoder.push(data[:cut])
+def count_runs(decoder: RuntimeStreamDecoder) -> list[int]:
+    """How many frames each run its framer offers from now on is taken for."""
     framer: Any = decoder.framer
     run = framer.run
     assert run is not None
@@ -212,6 +207,17 @@ def test_a_run_of_hot_frames_is_taken_in_one_call(protocol: str) -> None:
         return n
 
     framer.run = counting
+    return taken
+
+
+@pytest.mark.parametrize("protocol", ["openai_chat", "anthropic", "openai_responses", "gemini"])
+def test_a_run_of_hot_frames_is_taken_in_one_call(protocol: str) -> None:
+    data = getattr(gen, protocol)(400).data
+    separator = gen.SEPARATORS.get(protocol, b"\n\n")
+    cut = data.find(separator, 8000) + len(separator)  # past the first frames, which the decoder watches
+    decoder = RuntimeStreamDecoder(protocol, stream_id="s", clock=lambda: 0)
+    events = decoder.push(data[:cut])
+    taken = count_runs(decoder)
     events += decoder.push(data[cut:])
     last, outcome = decoder.finish()
     frames = data[cut:].count(b"data: ")
@@ -475,17 +481,7 @@ def test_a_push_of_ollama_lines_is_taken_in_one_call() -> None:
     cut = body.find(b"\n", 4000) + 1  # past the first lines, which the decoder watches
     decoder = RuntimeStreamDecoder("ollama", stream_id="s", clock=lambda: 0)
     events = decoder.push(body[:cut])
-    framer: Any = decoder.framer
-    run = framer.run
-    assert run is not None
-    taken: list[int] = []
-
-    def counting(names: list[str | None], payloads: list[bytes], start: int) -> int:
-        n = int(run(names, payloads, start))
-        taken.append(n - start)
-        return n
-
-    framer.run = counting
+    taken = count_runs(decoder)
     events += decoder.push(body[cut:])
     last, outcome = decoder.finish()
     assert max(taken) >= 0.9 * body[cut:].count(b"\n"), taken
