@@ -36,11 +36,27 @@ def deltas(rng: random.Random, n: int) -> list[str]:
     return [rng.choice(WORDS) + rng.choice(WORDS) for _ in range(n)]
 
 
+def _ollama_stamp(rng: random.Random, k: int) -> str:
+    """A line's `created_at` as Ollama writes it: Go's RFC 3339 with nanoseconds, their
+    trailing zeros dropped (so its length changes now and then)."""
+    nanos = str(rng.randrange(10**9)).rjust(9, "0").rstrip("0")
+    return f"2025-10-26T17:{15 + k // 600 % 40:02d}:{k // 10 % 60:02d}" + (f".{nanos}Z" if nanos else "Z")
+
+
 def ollama(rng: random.Random, n: int) -> bytes:
-    at = {"model": "qwen3:8b", "created_at": "2025-10-26T17:15:24.097767Z"}
-    lines = [orjson.dumps({**at, "message": {"role": "assistant", "content": t}, "done": False}) for t in deltas(rng, n)]
+    lines = [
+        orjson.dumps(
+            {
+                "model": "qwen3:8b",
+                "created_at": _ollama_stamp(rng, k),
+                "message": {"role": "assistant", "content": t},
+                "done": False,
+            }
+        )
+        for k, t in enumerate(deltas(rng, n))
+    ]
     end = {"message": {"role": "assistant", "content": ""}, "done": True, "done_reason": "stop", "eval_count": n}
-    lines.append(orjson.dumps({**at, **end, "prompt_eval_count": 26}))
+    lines.append(orjson.dumps({"model": "qwen3:8b", "created_at": _ollama_stamp(rng, n), **end, "prompt_eval_count": 26}))
     return b"".join(line + b"\n" for line in lines)
 
 
