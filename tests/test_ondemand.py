@@ -487,3 +487,15 @@ def test_a_push_of_ollama_lines_is_taken_in_one_call() -> None:
     assert max(taken) >= 0.9 * body[cut:].count(b"\n"), taken
     slow = decode("ollama", [body[:cut], body[cut:]], slow=True)
     assert (events + last, outcome) == slow[:2]
+
+
+def test_an_ollama_line_over_the_cap_in_a_run_is_over_the_cap() -> None:
+    """A push longer than the cap is not offered as a run: a hot line over the cap
+    raises as it does without the path, at the same push."""
+    lines = OLLAMA["chat"].split(b"\n")
+    lines[30] = lines[30].replace(b'"content":"', b'"content":"' + b"x" * 3000)
+    body = b"\n".join(lines)
+    fast = decode("ollama", [body[:2500], body[2500:]], slow=False, max_frame=2048)
+    slow = decode("ollama", [body[:2500], body[2500:]], slow=True, max_frame=2048)
+    assert fast[2] == slow[2] == "FrameTooLargeError"
+    assert fast[:3] == slow[:3]
