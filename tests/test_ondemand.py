@@ -11,6 +11,7 @@ import json
 import os
 import random
 import sys
+import zlib
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +24,7 @@ import unievent
 from tests import fuzzing
 from tests.helpers import text_of
 from unievent._decoder import StreamDecoder as RuntimeStreamDecoder  # takes any protocol name
+from unievent._framing.aws_eventstream import encode_frame
 from unievent._ondemand import one_string, strings
 
 REPO = Path(__file__).resolve().parent.parent
@@ -499,3 +501,122 @@ def test_an_ollama_line_over_the_cap_in_a_run_is_over_the_cap() -> None:
     slow = decode("ollama", [body[:2500], body[2500:]], slow=True, max_frame=2048)
     assert fast[2] == slow[2] == "FrameTooLargeError"
     assert fast[:3] == slow[:3]
+
+
+# --- Bedrock Converse: runs of event-stream frames ----------------------------------------
+
+beyond_sse: Any = importlib.import_module("beyond_sse")  # the benchmark's event-stream bodies
+DELTA_HEADERS = [(":event-type", "contentBlockDelta"), (":content-type", "application/json"), (":message-type", "event")]
+
+
+def converse_frames(n: int, seed: int = 7) -> list[bytes]:
+    """The frames of the benchmark's Converse stream, each whole (its two CRCs right)."""
+    body = beyond_sse.bedrock_converse(random.Random(seed), n)
+    frames, pos = [], 0
+    while pos < len(body):
+        total = int.from_bytes(body[pos : pos + 4], "big")
+        frames.append(body[pos : pos + total])
+        pos += total
+    return frames
+
+
+def payload_of(frame: bytes) -> bytes:
+    headers = int.from_bytes(frame[4:8], "big")
+    return frame[12 + headers : -4]
+
+
+def wrong_prelude_crc(frame: bytes) -> bytes:
+    """The frame with a prelude CRC that does not match, and a message CRC that does
+    (computed on from the wrong one): only the prelude's check finds it."""
+    wrong = (int.from_bytes(frame[8:12], "big") ^ 1).to_bytes(4, "big")
+    body = frame[:8] + wrong + frame[12:-4]
+    return body + zlib.crc32(body[8:], int.from_bytes(wrong, "big")).to_bytes(4, "big")
+
+
+def random_pieces(body: bytes, rng: random.Random) -> list[bytes]:
+    cuts = sorted(rng.sample(range(1, len(body)), min(12, len(body) - 1)))
+    return [body[a:b] for a, b in zip([0, *cuts], [*cuts, len(body)], strict=True)]
+
+
+def test_a_push_of_converse_frames_is_taken_in_one_call() -> None:
+    frames = converse_frames(300)
+    decoder = RuntimeStreamDecoder("bedrock_converse", stream_id="s", clock=lambda: 0)
+    events = decoder.push(b"".join(frames[:20]))  # past the first frames, which the decoder watches
+    taken = count_runs(decoder)
+    events += decoder.push(b"".join(frames[20:]))
+    last, outcome = decoder.finish()
+    assert outcome.end == "complete"
+    assert max(taken) >= len(frames) - 25, taken
+    slow = decode("bedrock_converse", [b"".join(frames[:20]), b"".join(frames[20:])], slow=True)
+    assert (events + last, outcome) == slow[:2]
+
+
+# frames a run must stop before and leave to the frame-by-frame reading, each a case of
+# its own: a CRC that fails (the prelude's alone, too), an exception (one with a delta's
+# payload, too), the same event with its headers in another
+# order, another event whose header block is as long, one with no `p`, a reasoning
+# delta in a text block, a delta of another block, a frame of another message type
+BREAKS = {
+    "message CRC": lambda frame: frame[:-1] + bytes([frame[-1] ^ 1]),
+    "prelude CRC": lambda frame: frame[:11] + bytes([frame[11] ^ 1]) + frame[12:],
+    "prelude CRC alone": wrong_prelude_crc,
+    "an exception with a delta's payload": lambda frame: encode_frame(
+        [(":exception-type", "throttlingException"), (":content-type", "application/json"), (":message-type", "exception")],
+        payload_of(frame),
+    ),
+    "exception": lambda frame: encode_frame(
+        [(":exception-type", "throttlingException"), (":content-type", "application/json"), (":message-type", "exception")],
+        b'{"message":"slow down"}',
+    ),
+    "other header order": lambda frame: encode_frame(DELTA_HEADERS[::-1], payload_of(frame)),
+    "unpadded": lambda frame: encode_frame(DELTA_HEADERS, b'{"contentBlockIndex":0,"delta":{"text":"x"}}'),
+    "reasoning": lambda frame: encode_frame(
+        DELTA_HEADERS, b'{"contentBlockIndex":0,"delta":{"reasoningContent":{"text":"hm"}},"p":"ab"}'
+    ),
+    "other block": lambda frame: encode_frame(DELTA_HEADERS, b'{"contentBlockIndex":1,"delta":{"text":"y"},"p":"ab"}'),
+    "another event of the same length, with a delta's payload": lambda frame: encode_frame(
+        [(":event-type", "contentBlockDeltb"), (":content-type", "application/json"), (":message-type", "event")],
+        payload_of(frame),
+    ),
+    "not an event": lambda frame: encode_frame(
+        [(":event-type", "contentBlockDelta"), (":message-type", "other")], payload_of(frame)
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(BREAKS))
+def test_a_frame_that_breaks_a_converse_run_decodes_the_same_both_ways(name: str) -> None:
+    frames = converse_frames(120)
+    for at in (60, 70):  # twice: a header block seen before may start a run
+        frames[at] = BREAKS[name](frames[at])
+    body = b"".join(frames)
+    assert same_both_ways("bedrock_converse", [body]) > 50
+    rng = random.Random(len(name))
+    for _ in range(10):
+        same_both_ways("bedrock_converse", random_pieces(body, rng))
+
+
+def test_a_converse_frame_over_the_cap_in_a_run_is_over_the_cap() -> None:
+    frames = converse_frames(120)
+    frames[60] = encode_frame(DELTA_HEADERS, b'{"contentBlockIndex":0,"delta":{"text":"' + b"x" * 3000 + b'"},"p":"ab"}')
+    body = b"".join(frames)
+    fast = decode("bedrock_converse", [body], slow=False, max_frame=2048)
+    slow = decode("bedrock_converse", [body], slow=True, max_frame=2048)
+    assert fast[2] == slow[2] == "FrameTooLargeError"
+    assert fast[:3] == slow[:3]
+
+
+@settings(max_examples=600, deadline=None)
+@given(st.data(), st.sampled_from(EDITS), st.booleans(), st.booleans())
+def test_any_byte_of_a_converse_delta_changed_decodes_the_same_both_ways(
+    data: st.DataObject, edit: bytes, insert: bool, split: bool
+) -> None:
+    """The payload edited and the frame written again with its CRCs right: what the
+    run taker reads is the payload alone."""
+    frames = converse_frames(40)
+    index = data.draw(st.integers(1, len(frames) - 4))
+    payload = payload_of(frames[index])
+    at = data.draw(st.sampled_from(interesting(payload)))
+    frames[index] = encode_frame(DELTA_HEADERS, payload[:at] + edit + payload[at + (0 if insert else 1) :])
+    body = b"".join(frames)
+    same_both_ways("bedrock_converse", random_pieces(body, random.Random(at)) if split else [body])

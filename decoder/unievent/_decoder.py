@@ -24,6 +24,7 @@ from unievent._detect import Undetected, from_content_type, from_frame, from_pay
 from unievent._errors import DecoderStateError, DecoderUsageError, FrameTooLargeError, UniEventError
 from unievent._events import DoneItem, Event, Message, ToolCallDone
 from unievent._framing import FRAME_JUNK, FRAME_OK, FRAME_OVER, Framer, FrameSink, RunSink
+from unievent._framing.aws_eventstream import AWSEventStreamFramer
 from unievent._framing.json_body import JSONBodyFramer
 from unievent._framing.ndjson import NDJSONFramer
 from unievent._framing.sniff import FRAMERS, FramingSniffer, make_framer
@@ -321,7 +322,8 @@ class StreamDecoder:
     def _set_sink(self, sink: FrameSink) -> None:
         framer: Any = self.framer
         framer.sink = sink
-        if isinstance(framer, (SSEFramer, NDJSONFramer)):  # the handler's run taker goes with its own sink only
+        # the handler's run taker goes with its own sink only
+        if isinstance(framer, (SSEFramer, NDJSONFramer, AWSEventStreamFramer)):
             framer.run = self._run_sink if sink is self._sink else None
 
     def _wrong_protocol(self, end: End) -> End:

@@ -21,7 +21,12 @@
 #   :message-type error             `error:<:error-code>`, the payload `{"message": <:error-message>}`
 #
 # so a handler learns of an exception frame from its name alone, and an exception or
-# error frame is never mistaken for an event of the same type.  When a frame fails its
+# error frame is never mistaken for an event of the same type.  Where the sink has a
+# run taker (`run`: a handler's on-demand path for its hot frames), the whole frames of
+# a push that follow a frame of the same header block, each checked as any frame is, are
+# offered to it together, with their event names; the frames it leaves go to the sink.
+# Within such a run a frame's message CRC and the next frame's prelude are read by one
+# `unpack_from`, and its header block is compared to the run's instead of looked up.  When a frame fails its
 # checks after the stream began (a CRC, lengths that do not fit, headers that do not
 # parse), the framer hands over one frame of its own, `error:corrupt_frame` with
 # `{"message": ...}` saying which check failed, and reads nothing after it: the stream
@@ -37,7 +42,7 @@ from typing import Final
 import orjson
 
 from unievent._errors import FrameTooLargeError
-from unievent._framing import FRAME_JUNK, FRAME_OVER, FrameSink
+from unievent._framing import FRAME_JUNK, FRAME_OVER, FrameSink, RunSink
 from unievent._generated import aws_eventstream as M
 
 __all__ = ["CORRUPT_FRAME", "AWSEventStreamFramer", "encode_frame"]
@@ -59,6 +64,7 @@ _SY_FRAME: Final = M.SY_FRAME
 _READING: Final = frozenset((M.ST_START, M.ST_BETWEEN, M.ST_MESSAGE))
 _unpack_prelude: Final = struct.Struct(">III").unpack_from
 _unpack_u32: Final = struct.Struct(">I").unpack_from
+_unpack_crc_prelude: Final = struct.Struct(">IIII").unpack_from  # a message CRC, then the next prelude
 _unpack_u16: Final = struct.Struct(">H").unpack_from
 _crc32: Final = zlib.crc32
 # value bytes of header types 0-9 of a fixed size (-1: a 2-byte length first)
@@ -155,6 +161,7 @@ class AWSEventStreamFramer:
         "ignored",
         "max_frame",
         "protocol",
+        "run",
         "sink",
         "skipped",
         "state",
@@ -162,6 +169,8 @@ class AWSEventStreamFramer:
 
     def __init__(self, sink: FrameSink, protocol: str, max_frame: int) -> None:
         self.sink = sink
+        # the sink's run taker (the decoder sets it when the sink has one)
+        self.run: RunSink | None = None
         self.protocol = protocol
         self.max_frame = max_frame
         self.state = M.INITIAL
@@ -258,7 +267,8 @@ class AWSEventStreamFramer:
             crc_at = pos + total - 4
             start = pos + _PRELUDE
             payload_at = start + headers_length
-            named = blocks.get(buf[start:payload_at]) if pos + total <= end else None
+            block = buf[start:payload_at]
+            named = blocks.get(block) if pos + total <= end else None
             if named is None or _crc32(buf[pos + 8 : crc_at], crc) != _u32(buf, crc_at):
                 # not all here, a header block not seen yet, or a CRC that fails: the slow way
                 self._total = total
@@ -268,8 +278,73 @@ class AWSEventStreamFramer:
             # the whole frame, its CRC right and its headers known: frame, dispatch
             self.state = _NEXT[self.state][_SY_FRAME]
             event, replaced = named
+            if replaced is None and self.run is not None and not self.closed:
+                pos = self._run_from(buf, pos + total, event, block, buf[payload_at:crc_at])
+                continue
             self._dispatch(event, replaced if replaced is not None else buf[payload_at:crc_at])
             pos += total
+
+    def _run_from(self, buf: bytes, pos: int, event: str | None, block: bytes, first: bytes) -> int:
+        """Dispatch the frame just read (its payload `first`, its header block `block`)
+        and each whole frame at `pos` on with that same block, whose checks all hold, as
+        one run; the position of the first frame not in it, which `_read` reads as usual
+        (a frame of another block, one not all here, or one that fails a check).
+
+        Each frame of the run is read exactly as `_read` reads a whole frame whose block
+        it knows: its prelude CRC and lengths, its message CRC, the same two transitions;
+        the block is compared to the last one instead of looked up."""
+        payloads = [first]
+        end = len(buf)
+        size = len(block)
+        least = _OVERHEAD + size
+        max_frame = self.max_frame
+        total: int
+        headers_length: int
+        crc: int
+        message_crc: int
+        next_total: int
+        next_headers_length: int
+        next_crc: int
+        if end - pos >= _PRELUDE:
+            total, headers_length, crc = _unpack_prelude(buf, pos)
+        else:
+            total = headers_length = crc = 0
+        # a frame's message CRC and the next frame's prelude are read by one unpack
+        while total >= least and headers_length == size and total <= max_frame and end - pos >= total:
+            crc_at = pos + total - 4
+            payload_at = pos + _PRELUDE + size
+            if _crc32(buf[pos : pos + 8]) != crc or buf[pos + _PRELUDE : payload_at] != block:
+                break
+            if end - crc_at >= 4 + _PRELUDE:
+                message_crc, next_total, next_headers_length, next_crc = _unpack_crc_prelude(buf, crc_at)
+            else:
+                message_crc = _u32(buf, crc_at)
+                next_total = next_headers_length = next_crc = 0  # no whole prelude after this frame
+            if _crc32(buf[pos + 8 : crc_at], crc) != message_crc:
+                break
+            state = _NEXT[self.state][_SY_PRELUDE]
+            self.state = _NEXT[state][_SY_FRAME]
+            payloads.append(buf[payload_at:crc_at])
+            pos += total
+            total, headers_length, crc = next_total, next_headers_length, next_crc
+        self._dispatch_run(event, payloads)
+        return pos
+
+    def _dispatch_run(self, event: str | None, payloads: list[bytes]) -> None:
+        """`_dispatch` of each payload in turn, all named `event`; the run taker takes
+        what it can first, each frame as the sink would have."""
+        names = [b"" if event is None else event.encode()] * len(payloads)
+        n = 0
+        count = len(payloads)
+        while n < count:
+            run = self.run  # read each time, as the sink: a sink may hand over to another
+            if run is not None and not self.closed:
+                taken = run(names, payloads, n)
+                if taken > n:  # every frame it took was FRAME_OK
+                    n = taken
+                    continue
+            self._dispatch(event, payloads[n])
+            n += 1
 
     def _hold(self, buf: bytes, pos: int, need: int) -> None:
         piece = buf[pos:] if pos else buf
@@ -332,3 +407,5 @@ class AWSEventStreamFramer:
 # the frame transition's one action is dispatch (run in _frame); the prelude's, none
 assert all(_DO[s][M.SY_FRAME] in ((), (M.A_DISPATCH,)) for s in range(len(M.STATES)))
 assert all(_DO[s][_SY_PRELUDE] == () for s in range(len(M.STATES)))
+# a run of frames (`_run_from`) stays where one whole frame leaves the table
+assert _NEXT[_NEXT[_ST_BETWEEN][_SY_PRELUDE]][_SY_FRAME] == _ST_BETWEEN

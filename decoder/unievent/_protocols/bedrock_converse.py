@@ -41,11 +41,10 @@ import binascii
 from collections.abc import Callable
 from typing import Any, ClassVar, Final
 
-import orjson
-
 from unievent._events import FinishReason
 from unievent._framing import FRAME_OK, FRAME_OVER
 from unievent._generated import bedrock_converse as M
+from unievent._ondemand import one_string, strings
 from unievent._outcome import End, ProviderError
 from unievent._protocols.anthropic import REDACTED_THINKING
 from unievent._session import MachineHandler, Session
@@ -91,19 +90,23 @@ _TOOL: Final = 1
 _SIDE: Final = 2
 _IMAGE: Final = 3
 
-_loads: Final = orjson.loads
-_JSONDecodeError: Final = orjson.JSONDecodeError
 # The hot deltas of a content block as Bedrock writes them (keys sorted): the frame up
 # to its one string (the index filled in when the block opens), then the delta's
 # closing braces and, mostly, the `p` padding (ASCII letters and digits).
 _TEXT_HEAD: Final = b'{"contentBlockIndex":%d,"delta":{"text":'
 _THINKING_HEAD: Final = b'{"contentBlockIndex":%d,"delta":{"reasoningContent":{"text":'
 _PADDED: Final = b',"p":"'
+_TEXT_RUN: Final = 0
+_THINKING_RUN: Final = 1
 
 
-def _hot_string(payload: bytes, start: int, closing: bytes) -> str | None:
-    """The string of a hot delta whose head ends at `start`: the payload goes on with one
-    JSON string, `closing`, and `,"p":"<letters and digits>"}` or `}`; None otherwise."""
+def _hot_hole(payload: bytes, head: bytes, closing: bytes) -> bytes | None:
+    """The bytes where a hot delta's string is: the payload is `head`, then one JSON
+    string (`one_string` of the hole says whether it is), `closing`, and
+    `,"p":"<letters and digits>"}` or `}`; None when it is not so around the hole."""
+    start = len(head)
+    if payload[:start] != head:
+        return None
     if payload.endswith(b'"}'):
         at = payload.rfind(closing + _PADDED, start)
         pad = payload[at + len(closing) + len(_PADDED) : -2]
@@ -114,11 +117,13 @@ def _hot_string(payload: bytes, start: int, closing: bytes) -> str | None:
         end = len(payload) - len(closing) - 1
     else:
         return None
-    try:
-        value = _loads(payload[start:end])
-    except _JSONDecodeError:
-        return None
-    return value if type(value) is str else None
+    return payload[start:end]
+
+
+def _hot_string(payload: bytes, head: bytes, closing: bytes) -> str | None:
+    """The string of a hot delta (see `_hot_hole`), or None."""
+    hole = _hot_hole(payload, head, closing)
+    return None if hole is None else one_string(hole)
 
 
 def normalize_bedrock_finish(native: str | None) -> FinishReason:
@@ -168,14 +173,14 @@ class BedrockConverse(MachineHandler):
         text_head = self.text_head
         if text_head is not None and event == "contentBlockDelta" and self.state in _DELTA_LOOPS:
             if payload.startswith(text_head):
-                value = _hot_string(payload, len(text_head), b"}")
+                value = _hot_string(payload, text_head, b"}")
                 if value is not None:
                     self.state = _NEXT[self.state][_DELTA]  # the table's loop: stay, apply_delta
                     self.asm.text(value)
                     self.fast_frames += 1
                     return FRAME_OK
             elif payload.startswith(self.thinking_head):
-                value = _hot_string(payload, len(self.thinking_head), b"}}")
+                value = _hot_string(payload, self.thinking_head, b"}}")
                 if value is not None:
                     self.state = _NEXT[self.state][_DELTA]
                     self.asm.thinking(value)
@@ -185,6 +190,38 @@ class BedrockConverse(MachineHandler):
         if isinstance(obj, int):
             return obj
         return FRAME_OVER if self.frame(event, obj) else FRAME_OK
+
+    def raw_run(self, heads: list[bytes] | None, payloads: list[bytes], start: int) -> int:
+        """The framer's run taker: the open block's hot deltas from `start` on, each
+        exactly as `raw` takes it (a frame of another kind, or of another shape, is
+        left to `raw`); the index of the first frame not taken."""
+        text_head = self.text_head
+        if text_head is None or heads is None or self.state not in _DELTA_LOOPS:
+            return start
+        first = payloads[start]
+        if first.startswith(text_head):
+            head, closing, kind = text_head, b"}", _TEXT_RUN
+        elif first.startswith(self.thinking_head):
+            head, closing, kind = self.thinking_head, b"}}", _THINKING_RUN
+        else:
+            return start
+        holes: list[bytes] = []
+        n = start
+        count = len(payloads)
+        while n < count and heads[n] == b"contentBlockDelta":
+            hole = _hot_hole(payloads[n], head, closing)
+            if hole is None:
+                break
+            holes.append(hole)
+            n += 1
+        values = strings(holes)
+        if values:  # the table's loop: stay, apply_delta (the state is one of _DELTA_LOOPS)
+            if kind == _TEXT_RUN:
+                self.asm.texts(values)
+            else:
+                self.asm.thinkings(values)
+            self.fast_frames += len(values)
+        return start + len(values)
 
     def frame(self, event: str | None, obj: dict[str, Any]) -> bool:
         if event == "contentBlockDelta":  # the hot path: the open block's delta
