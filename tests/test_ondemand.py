@@ -12,6 +12,7 @@ import os
 import random
 import sys
 import zlib
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -556,7 +557,7 @@ def test_a_push_of_converse_frames_is_taken_in_one_call() -> None:
 # payload, too), the same event with its headers in another
 # order, another event whose header block is as long, one with no `p`, a reasoning
 # delta in a text block, a delta of another block, a frame of another message type
-BREAKS = {
+BREAKS: dict[str, Callable[[bytes], bytes]] = {
     "message CRC": lambda frame: frame[:-1] + bytes([frame[-1] ^ 1]),
     "prelude CRC": lambda frame: frame[:11] + bytes([frame[11] ^ 1]) + frame[12:],
     "prelude CRC alone": wrong_prelude_crc,
@@ -573,6 +574,10 @@ BREAKS = {
     "reasoning": lambda frame: encode_frame(
         DELTA_HEADERS, b'{"contentBlockIndex":0,"delta":{"reasoningContent":{"text":"hm"}},"p":"ab"}'
     ),
+    "a padding with no closing quote": lambda frame: encode_frame(
+        DELTA_HEADERS, b'{"contentBlockIndex":0,"delta":{"text":"x"},"p":"}'
+    ),
+    "a padding of a quote": lambda frame: encode_frame(DELTA_HEADERS, b'{"contentBlockIndex":0,"delta":{"text":"x"},"p":"""}'),
     "other block": lambda frame: encode_frame(DELTA_HEADERS, b'{"contentBlockIndex":1,"delta":{"text":"y"},"p":"ab"}'),
     "another event of the same length, with a delta's payload": lambda frame: encode_frame(
         [(":event-type", "contentBlockDeltb"), (":content-type", "application/json"), (":message-type", "event")],
@@ -620,3 +625,28 @@ def test_any_byte_of_a_converse_delta_changed_decodes_the_same_both_ways(
     frames[index] = encode_frame(DELTA_HEADERS, payload[:at] + edit + payload[at + (0 if insert else 1) :])
     body = b"".join(frames)
     same_both_ways("bedrock_converse", random_pieces(body, random.Random(at)) if split else [body])
+
+
+PAD_PIECES = [b"}", b"}}", b',"p":"', b'"', b"a", b"Z", b"9", b"-", b" ", b"\\", b"\xc3\xa9", b'"x"']
+
+
+@settings(max_examples=800, deadline=None)
+@given(st.lists(st.sampled_from(PAD_PIECES), max_size=8), st.booleans())
+def test_a_scan_back_over_the_padding_finds_what_rfind_finds(pieces: list[bytes], thinking: bool) -> None:
+    """Compiled, the padding's start is found by a scan back over it, and run as Python
+    source by `rfind`: both give the same hole (run as Python source, both are run here)."""
+    from unievent._protocols import bedrock_converse as converse
+
+    head = b'{"contentBlockIndex":0,"delta":{"text":'
+    closing, padded = (b"}}", b'}},"p":"') if thinking else (b"}", b'},"p":"')
+    payload = head + b'"x"' + b"".join(pieces) + b'"}'
+    found = {}
+    for scan in (False, True):
+        before = converse._SCAN
+        # a Final, changed for this test only
+        converse._SCAN = scan  # type: ignore[misc]
+        try:
+            found[scan] = converse._hot_hole(payload, head, closing, padded)
+        finally:
+            converse._SCAN = before  # type: ignore[misc]
+    assert found[False] == found[True]

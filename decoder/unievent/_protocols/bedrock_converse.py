@@ -44,7 +44,7 @@ from typing import Any, ClassVar, Final
 from unievent._events import FinishReason
 from unievent._framing import FRAME_OK, FRAME_OVER
 from unievent._generated import bedrock_converse as M
-from unievent._ondemand import one_string, strings
+from unievent._ondemand import interpreted, one_string, strings
 from unievent._outcome import End, ProviderError
 from unievent._protocols.anthropic import REDACTED_THINKING
 from unievent._session import MachineHandler, Session
@@ -95,34 +95,56 @@ _IMAGE: Final = 3
 # closing braces and, mostly, the `p` padding (ASCII letters and digits).
 _TEXT_HEAD: Final = b'{"contentBlockIndex":%d,"delta":{"text":'
 _THINKING_HEAD: Final = b'{"contentBlockIndex":%d,"delta":{"reasoningContent":{"text":'
-_PADDED: Final = b',"p":"'
+_TEXT_PADDED: Final = b'},"p":"'
+_THINKING_PADDED: Final = b'}},"p":"'
+# bytes.translate through it leaves ASCII letters and digits as they are and changes any
+# other byte: `isalnum` as one call that a compiled module makes without a method lookup
+_ALNUM_TABLE: Final = bytes(c if bytes((c,)).isalnum() else ord("a") for c in range(256))
+# Compiled, the padding's start is found by a scan back over it, which is native code
+# and costs a third of an `rfind` call; run as Python source, a loop over bytes is not
+# (there `rfind` finds it, and one `translate` checks it).
+_SCAN: Final = not interpreted()
 _TEXT_RUN: Final = 0
 _THINKING_RUN: Final = 1
 
 
-def _hot_hole(payload: bytes, head: bytes, closing: bytes) -> bytes | None:
+def _hot_hole(payload: bytes, head: bytes, closing: bytes, padded: bytes) -> bytes | None:
     """The bytes where a hot delta's string is: the payload is `head`, then one JSON
-    string (`one_string` of the hole says whether it is), `closing`, and
-    `,"p":"<letters and digits>"}` or `}`; None when it is not so around the hole."""
+    string (`one_string` of the hole says whether it is), and `closing` + `}` or
+    `padded` (`closing` + `,"p":"`) + ASCII letters and digits + `"}`; None when it is
+    not so around the hole."""
     start = len(head)
     if payload[:start] != head:
         return None
+    size = len(payload)
     if payload.endswith(b'"}'):
-        at = payload.rfind(closing + _PADDED, start)
-        pad = payload[at + len(closing) + len(_PADDED) : -2]
-        if at < start or (pad and not pad.isalnum()):
-            return None
+        # `padded` ends at the last byte before the closing `"}` that is no letter or digit
+        if _SCAN:
+            quote = size - 3
+            while quote >= start:
+                byte = payload[quote]
+                if _ALNUM_TABLE[byte] != byte:
+                    break
+                quote -= 1
+            at = quote + 1 - len(padded)
+            if at < start or payload[at : quote + 1] != padded:
+                return None
+        else:
+            at = payload.rfind(padded, start, size - 2)
+            pad = payload[at + len(padded) : size - 2]
+            if at < 0 or (pad and pad.translate(_ALNUM_TABLE) != pad):
+                return None
         end = at
     elif payload.endswith(closing + b"}"):
-        end = len(payload) - len(closing) - 1
+        end = size - len(closing) - 1
     else:
         return None
     return payload[start:end]
 
 
-def _hot_string(payload: bytes, head: bytes, closing: bytes) -> str | None:
+def _hot_string(payload: bytes, head: bytes, closing: bytes, padded: bytes) -> str | None:
     """The string of a hot delta (see `_hot_hole`), or None."""
-    hole = _hot_hole(payload, head, closing)
+    hole = _hot_hole(payload, head, closing, padded)
     return None if hole is None else one_string(hole)
 
 
@@ -173,14 +195,14 @@ class BedrockConverse(MachineHandler):
         text_head = self.text_head
         if text_head is not None and event == "contentBlockDelta" and self.state in _DELTA_LOOPS:
             if payload.startswith(text_head):
-                value = _hot_string(payload, text_head, b"}")
+                value = _hot_string(payload, text_head, b"}", _TEXT_PADDED)
                 if value is not None:
                     self.state = _NEXT[self.state][_DELTA]  # the table's loop: stay, apply_delta
                     self.asm.text(value)
                     self.fast_frames += 1
                     return FRAME_OK
             elif payload.startswith(self.thinking_head):
-                value = _hot_string(payload, self.thinking_head, b"}}")
+                value = _hot_string(payload, self.thinking_head, b"}}", _THINKING_PADDED)
                 if value is not None:
                     self.state = _NEXT[self.state][_DELTA]
                     self.asm.thinking(value)
@@ -200,16 +222,16 @@ class BedrockConverse(MachineHandler):
             return start
         first = payloads[start]
         if first.startswith(text_head):
-            head, closing, kind = text_head, b"}", _TEXT_RUN
+            head, closing, padded, kind = text_head, b"}", _TEXT_PADDED, _TEXT_RUN
         elif first.startswith(self.thinking_head):
-            head, closing, kind = self.thinking_head, b"}}", _THINKING_RUN
+            head, closing, padded, kind = self.thinking_head, b"}}", _THINKING_PADDED, _THINKING_RUN
         else:
             return start
         holes: list[bytes] = []
         n = start
         count = len(payloads)
         while n < count and heads[n] == b"contentBlockDelta":
-            hole = _hot_hole(payloads[n], head, closing)
+            hole = _hot_hole(payloads[n], head, closing, padded)
             if hole is None:
                 break
             holes.append(hole)
