@@ -5,6 +5,7 @@ the frames long answers are made of.
 
 from __future__ import annotations
 
+import base64
 import importlib
 import itertools
 import json
@@ -512,13 +513,7 @@ DELTA_HEADERS = [(":event-type", "contentBlockDelta"), (":content-type", "applic
 
 def converse_frames(n: int, seed: int = 7) -> list[bytes]:
     """The frames of the benchmark's Converse stream, each whole (its two CRCs right)."""
-    body = beyond_sse.bedrock_converse(random.Random(seed), n)
-    frames, pos = [], 0
-    while pos < len(body):
-        total = int.from_bytes(body[pos : pos + 4], "big")
-        frames.append(body[pos : pos + total])
-        pos += total
-    return frames
+    return frames_of(beyond_sse.bedrock_converse(random.Random(seed), n))
 
 
 def payload_of(frame: bytes) -> bytes:
@@ -646,7 +641,100 @@ def test_a_scan_back_over_the_padding_finds_what_rfind_finds(pieces: list[bytes]
         # a Final, changed for this test only
         converse._SCAN = scan  # type: ignore[misc]
         try:
-            found[scan] = converse._hot_hole(payload, head, closing, padded)
+            found[scan] = converse.hot_hole(payload, head, closing, padded)
         finally:
             converse._SCAN = before  # type: ignore[misc]
     assert found[False] == found[True]
+
+
+# --- Bedrock InvokeModel: Anthropic's events inside event-stream chunks -------------------
+
+CHUNK_HEADERS = [(":event-type", "chunk"), (":content-type", "application/json"), (":message-type", "event")]
+
+
+def invoke_frames(n: int, seed: int = 7) -> list[bytes]:
+    """The frames of the benchmark's InvokeModel stream (Anthropic's events), each whole."""
+    return frames_of(beyond_sse.bedrock_invoke(random.Random(seed), n))
+
+
+def frames_of(body: bytes) -> list[bytes]:
+    frames, pos = [], 0
+    while pos < len(body):
+        total = int.from_bytes(body[pos : pos + 4], "big")
+        frames.append(body[pos : pos + total])
+        pos += total
+    return frames
+
+
+def chunk(inner: bytes, pad: bytes = b',"p":"abc"') -> bytes:
+    return encode_frame(CHUNK_HEADERS, b'{"bytes":"' + base64.b64encode(inner) + b'"' + pad + b"}")
+
+
+def test_a_push_of_invoke_chunks_is_taken_in_one_call() -> None:
+    frames = invoke_frames(300)
+    decoder = RuntimeStreamDecoder("bedrock_invoke", stream_id="s", clock=lambda: 0)
+    events = decoder.push(b"".join(frames[:20]))  # past the first frames, which the decoder watches
+    taken = count_runs(decoder)
+    events += decoder.push(b"".join(frames[20:]))
+    last, outcome = decoder.finish()
+    assert outcome.end == "complete"
+    assert max(taken) >= len(frames) - 25, taken
+    slow = decode("bedrock_invoke", [b"".join(frames[:20]), b"".join(frames[20:])], slow=True)
+    assert (events + last, outcome) == slow[:2]
+
+
+DELTA = b'{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"x"}}'
+# a hot delta whose base64 has a `/`, which JSON may write `\/`
+SLASHED = next(d for d in (DELTA.replace(b'"x"', b'"?' + b"~" * i + b'"') for i in range(10)) if b"/" in base64.b64encode(d))
+# chunks a run must stop before: base64 written with a JSON escape, base64 that does not
+# decode, none of it, no padding, a padding that is not letters and digits, an inner
+# event that is no hot delta, one that carries the invocation metrics, and no chunk
+CHUNK_BREAKS: dict[str, Callable[[bytes], bytes]] = {
+    "escaped slash": lambda frame: encode_frame(
+        CHUNK_HEADERS, b'{"bytes":"' + base64.b64encode(SLASHED).replace(b"/", b"\\/") + b'","p":"ab"}'
+    ),
+    "bad base64": lambda frame: encode_frame(CHUNK_HEADERS, b'{"bytes":"QUJD=","p":"ab"}'),
+    "empty base64": lambda frame: encode_frame(CHUNK_HEADERS, b'{"bytes":"","p":"ab"}'),
+    "unpadded": lambda frame: chunk(DELTA, b""),
+    "odd padding": lambda frame: chunk(DELTA, b',"p":"a-b"'),
+    "another inner event": lambda frame: chunk(b'{"type":"ping"}'),
+    "metrics": lambda frame: chunk(DELTA[:-1] + b',"amazon-bedrock-invocationMetrics":{"inputTokenCount":5}}'),
+    "not an object": lambda frame: chunk(b'"x"'),
+    "an exception": lambda frame: encode_frame(
+        [(":exception-type", "throttlingException"), (":content-type", "application/json"), (":message-type", "exception")],
+        payload_of(frame),
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CHUNK_BREAKS))
+def test_a_chunk_that_breaks_an_invoke_run_decodes_the_same_both_ways(name: str) -> None:
+    frames = invoke_frames(120)
+    for at in (60, 70):  # twice: a header block seen before may start a run
+        frames[at] = CHUNK_BREAKS[name](frames[at])
+    body = b"".join(frames)
+    assert same_both_ways("bedrock_invoke", [body]) > 50
+    rng = random.Random(len(name))
+    for _ in range(10):
+        same_both_ways("bedrock_invoke", random_pieces(body, rng))
+
+
+@settings(max_examples=600, deadline=None)
+@given(st.data(), st.sampled_from(EDITS), st.booleans(), st.booleans(), st.booleans())
+def test_any_byte_of_an_invoke_chunk_changed_decodes_the_same_both_ways(
+    data: st.DataObject, edit: bytes, insert: bool, inside: bool, split: bool
+) -> None:
+    """A byte of the inner event (base64 written again) or of the chunk itself changed,
+    the frame written again with its CRCs right."""
+    frames = invoke_frames(40)
+    index = data.draw(st.integers(3, len(frames) - 4))
+    payload = payload_of(frames[index])
+    if inside:
+        inner = base64.b64decode(orjson.loads(payload)["bytes"])
+        at = data.draw(st.sampled_from(interesting(inner)))
+        frames[index] = chunk(inner[:at] + edit + inner[at + (0 if insert else 1) :])
+    else:
+        at = data.draw(st.sampled_from(interesting(payload)))
+        frames[index] = encode_frame(CHUNK_HEADERS, payload[:at] + edit + payload[at + (0 if insert else 1) :])
+    body = b"".join(frames)
+    same_both_ways("bedrock_invoke", random_pieces(body, random.Random(at)) if split else [body])

@@ -246,8 +246,7 @@ class AWSEventStreamFramer:
                 if end - pos < total:
                     self._hold(buf, pos, total)
                     return
-                self._frame(buf, pos, total)
-                pos += total
+                pos = self._frame(buf, pos, total)
                 continue
             if state != _ST_BETWEEN and state != _ST_START:  # noqa: PLR1714  (corrupt: nothing more is read)
                 return
@@ -352,12 +351,13 @@ class AWSEventStreamFramer:
         self._have = len(piece)
         self._need = need
 
-    def _frame(self, buf: bytes, pos: int, total: int) -> None:
-        """The whole frame at `buf[pos:pos + total]`, its prelude read."""
+    def _frame(self, buf: bytes, pos: int, total: int) -> int:
+        """The whole frame at `buf[pos:pos + total]`, its prelude read; the position
+        after it, or after the run it starts."""
         crc_at = pos + total - 4
         if _crc32(buf[pos + 8 : crc_at], self._prelude_crc) != _u32(buf, crc_at):
             self._fire(M.SY_BAD_CRC, b"the message CRC does not match")
-            return
+            return pos + total
         start = pos + _PRELUDE
         payload_at = start + self._headers_length
         block = buf[start:payload_at]
@@ -367,12 +367,15 @@ class AWSEventStreamFramer:
                 named = _name_of(_naming_headers(block))
             except _BadHeaders as error:
                 self._fire(M.SY_BAD_HEADERS, str(error).encode())
-                return
+                return pos + total
             if len(self._blocks) < _CACHED_BLOCKS:
                 self._blocks[block] = named
         event, replaced = named
         self.state = _NEXT[self.state][_SY_FRAME]  # frame: its one action, dispatch
+        if replaced is None and self.run is not None and not self.closed:
+            return self._run_from(buf, pos + total, event, block, buf[payload_at:crc_at])
         self._dispatch(event, replaced if replaced is not None else buf[payload_at:crc_at])
+        return pos + total
 
     # --- the table ---------------------------------------------------------------------
 

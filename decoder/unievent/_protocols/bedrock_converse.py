@@ -50,7 +50,7 @@ from unievent._protocols.anthropic import REDACTED_THINKING
 from unievent._session import MachineHandler, Session
 from unievent._shared import as_dict, as_int, code_of, parse_json, shown, str_or_none
 
-__all__ = ["BedrockConverse", "failure_of", "normalize_bedrock_finish"]
+__all__ = ["BedrockConverse", "failure_of", "hot_hole", "normalize_bedrock_finish"]
 
 _NEXT: Final = M.NEXT
 _DO: Final = M.DO
@@ -108,7 +108,7 @@ _TEXT_RUN: Final = 0
 _THINKING_RUN: Final = 1
 
 
-def _hot_hole(payload: bytes, head: bytes, closing: bytes, padded: bytes) -> bytes | None:
+def hot_hole(payload: bytes, head: bytes, closing: bytes, padded: bytes) -> bytes | None:
     """The bytes where a hot delta's string is: the payload is `head`, then one JSON
     string (`one_string` of the hole says whether it is), and `closing` + `}` or
     `padded` (`closing` + `,"p":"`) + ASCII letters and digits + `"}`; None when it is
@@ -143,8 +143,8 @@ def _hot_hole(payload: bytes, head: bytes, closing: bytes, padded: bytes) -> byt
 
 
 def _hot_string(payload: bytes, head: bytes, closing: bytes, padded: bytes) -> str | None:
-    """The string of a hot delta (see `_hot_hole`), or None."""
-    hole = _hot_hole(payload, head, closing, padded)
+    """The string of a hot delta (see `hot_hole`), or None."""
+    hole = hot_hole(payload, head, closing, padded)
     return None if hole is None else one_string(hole)
 
 
@@ -231,7 +231,7 @@ class BedrockConverse(MachineHandler):
         n = start
         count = len(payloads)
         while n < count and heads[n] == b"contentBlockDelta":
-            hole = _hot_hole(payloads[n], head, closing, padded)
+            hole = hot_hole(payloads[n], head, closing, padded)
             if hole is None:
                 break
             holes.append(hole)

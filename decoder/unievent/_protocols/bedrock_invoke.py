@@ -21,6 +21,12 @@
 # family handler's: complete or truncated as its own stream would be; an exception
 # frame fails the stream.
 #
+# A run of chunks whose bytes are Anthropic's hot deltas is taken on demand: each
+# chunk `{"bytes":"<base64>","p":"<letters and digits>"}` whose base64 holds nothing
+# but the base64 alphabet (so the JSON string is those bytes as they are) is decoded
+# without parsing the chunk, and the inner events go to the Anthropic handler's run
+# taker, which takes those of its hot shape; everything else is parsed whole.
+#
 # `amazon-bedrock-invocationMetrics` (on the last inner event) is kept in
 # `extras["invocation_metrics"]`; its counts are the usage where the family gave none:
 # prompt_tokens = inputTokenCount + cacheWriteInputTokenCount, cached_tokens =
@@ -32,10 +38,11 @@ from collections.abc import Callable
 from typing import Any, ClassVar, Final
 
 from unievent._events import FinishReason
+from unievent._framing import FRAME_OK, FRAME_OVER
 from unievent._generated import bedrock_invoke as M
 from unievent._outcome import End
 from unievent._protocols.anthropic import Anthropic
-from unievent._protocols.bedrock_converse import BedrockConverse, failure_of
+from unievent._protocols.bedrock_converse import BedrockConverse, failure_of, hot_hole
 from unievent._protocols.openai_chat import OpenAIChat
 from unievent._session import Handler, MachineHandler, Session
 from unievent._shared import as_int, parse_json
@@ -47,6 +54,17 @@ _DO: Final = M.DO
 # states in which no further frame is read: the decoder stops feeding frames
 _TERMINAL: Final = frozenset(s for s in range(len(M.STATES)) if _NEXT[s][M.SY_OTHER] < 0)
 _METRICS: Final = "amazon-bedrock-invocationMetrics"
+_CHUNK: Final = M.SY_CHUNK
+# states whose chunk transition is "stay here and hand the chunk over" (from the table)
+_HAND_OVER_LOOPS: Final = frozenset(
+    s for s in range(len(M.STATES)) if _NEXT[s][_CHUNK] == s and _DO[s][_CHUNK] == (M.A_HAND_OVER,)
+)
+_CHUNK_HEAD: Final = b'{"bytes":'
+_CHUNK_PADDED: Final = b',"p":"'
+# bytes.translate through it leaves the base64 alphabet as it is and changes any other
+# byte (a quote, a backslash, a control character: what a JSON string could escape)
+_BASE64_TABLE: Final = bytes(c if bytes((c,)).isalnum() or c in b"+/=" else ord("A") for c in range(256))
+_a2b_base64: Final = binascii.a2b_base64
 _CONVERSE_EVENTS: Final = frozenset(
     ("messageStart", "contentBlockStart", "contentBlockDelta", "contentBlockStop", "messageStop", "metadata")
 )
@@ -81,6 +99,42 @@ class BedrockInvoke(MachineHandler):
         self.family: str | None = None
         self.inner: Handler | None = None
         self.over = False  # the inner handler ended the stream
+        self.fast_frames = 0  # chunks taken on demand
+
+    # --- on demand --------------------------------------------------------------------
+
+    def raw(self, event: str | None, payload: bytes) -> int:
+        """The framer's sink: the frame parsed whole (the decoder's parse), then read."""
+        obj = self.parse(event, payload)
+        if isinstance(obj, int):
+            return obj
+        return FRAME_OVER if self.frame(event, obj) else FRAME_OK
+
+    def raw_run(self, heads: list[bytes] | None, payloads: list[bytes], start: int) -> int:
+        """The framer's run taker: chunks from `start` on whose base64 is plain and whose
+        inner events the Anthropic handler's run taker takes, each exactly as `raw`
+        takes it; the index of the first chunk not taken."""
+        inner = self.inner
+        if heads is None or self.over or self.state not in _HAND_OVER_LOOPS or not isinstance(inner, Anthropic):
+            return start
+        bodies: list[bytes] = []
+        n = start
+        count = len(payloads)
+        while n < count and heads[n] == b"chunk":
+            hole = hot_hole(payloads[n], _CHUNK_HEAD, b"", _CHUNK_PADDED)
+            if hole is None or len(hole) < 2 or hole[0] != 34 or hole[-1] != 34:  # 34: a quote
+                break
+            data = hole[1:-1]
+            if data.translate(_BASE64_TABLE) != data:
+                break
+            try:
+                bodies.append(_a2b_base64(data))
+            except binascii.Error:
+                break
+            n += 1
+        taken = inner.raw_run(None, bodies, 0) if bodies else 0
+        self.fast_frames += taken
+        return start + taken
 
     # --- frames ---------------------------------------------------------------------
 
