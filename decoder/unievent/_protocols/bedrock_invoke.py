@@ -117,6 +117,10 @@ class BedrockInvoke(MachineHandler):
         inner = self.inner
         if heads is None or self.over or self.state not in _HAND_OVER_LOOPS or not isinstance(inner, Anthropic):
             return start
+        head = inner.hot_head  # what each of its hot events starts with: none is decoded past the run
+        if head is None:
+            return start
+        skip = len(head)
         bodies: list[bytes] = []
         n = start
         count = len(payloads)
@@ -128,9 +132,12 @@ class BedrockInvoke(MachineHandler):
             if data.translate(_BASE64_TABLE) != data:
                 break
             try:
-                bodies.append(_a2b_base64(data))
+                body = _a2b_base64(data)
             except binascii.Error:
                 break
+            if body[:skip] != head:
+                break
+            bodies.append(body)
             n += 1
         taken = inner.raw_run(None, bodies, 0) if bodies else 0
         self.fast_frames += taken
