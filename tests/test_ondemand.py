@@ -534,19 +534,6 @@ def random_pieces(body: bytes, rng: random.Random) -> list[bytes]:
     return [body[a:b] for a, b in zip([0, *cuts], [*cuts, len(body)], strict=True)]
 
 
-def test_a_push_of_converse_frames_is_taken_in_one_call() -> None:
-    frames = converse_frames(300)
-    decoder = RuntimeStreamDecoder("bedrock_converse", stream_id="s", clock=lambda: 0)
-    events = decoder.push(b"".join(frames[:20]))  # past the first frames, which the decoder watches
-    taken = count_runs(decoder)
-    events += decoder.push(b"".join(frames[20:]))
-    last, outcome = decoder.finish()
-    assert outcome.end == "complete"
-    assert max(taken) >= len(frames) - 25, taken
-    slow = decode("bedrock_converse", [b"".join(frames[:20]), b"".join(frames[20:])], slow=True)
-    assert (events + last, outcome) == slow[:2]
-
-
 # frames a run must stop before and leave to the frame-by-frame reading, each a case of
 # its own: a CRC that fails (the prelude's alone, too), an exception (one with a delta's
 # payload, too), the same event with its headers in another
@@ -586,14 +573,19 @@ BREAKS: dict[str, Callable[[bytes], bytes]] = {
 
 @pytest.mark.parametrize("name", sorted(BREAKS))
 def test_a_frame_that_breaks_a_converse_run_decodes_the_same_both_ways(name: str) -> None:
-    frames = converse_frames(120)
+    broken_runs_decode_the_same_both_ways("bedrock_converse", converse_frames(120), BREAKS[name], len(name))
+
+
+def broken_runs_decode_the_same_both_ways(
+    protocol: str, frames: list[bytes], breaking: Callable[[bytes], bytes], seed: int
+) -> None:
     for at in (60, 70):  # twice: a header block seen before may start a run
-        frames[at] = BREAKS[name](frames[at])
+        frames[at] = breaking(frames[at])
     body = b"".join(frames)
-    assert same_both_ways("bedrock_converse", [body]) > 50
-    rng = random.Random(len(name))
+    assert same_both_ways(protocol, [body]) > 50
+    rng = random.Random(seed)
     for _ in range(10):
-        same_both_ways("bedrock_converse", random_pieces(body, rng))
+        same_both_ways(protocol, random_pieces(body, rng))
 
 
 def test_a_converse_frame_over_the_cap_in_a_run_is_over_the_cap() -> None:
@@ -670,19 +662,6 @@ def chunk(inner: bytes, pad: bytes = b',"p":"abc"') -> bytes:
     return encode_frame(CHUNK_HEADERS, b'{"bytes":"' + base64.b64encode(inner) + b'"' + pad + b"}")
 
 
-def test_a_push_of_invoke_chunks_is_taken_in_one_call() -> None:
-    frames = invoke_frames(300)
-    decoder = RuntimeStreamDecoder("bedrock_invoke", stream_id="s", clock=lambda: 0)
-    events = decoder.push(b"".join(frames[:20]))  # past the first frames, which the decoder watches
-    taken = count_runs(decoder)
-    events += decoder.push(b"".join(frames[20:]))
-    last, outcome = decoder.finish()
-    assert outcome.end == "complete"
-    assert max(taken) >= len(frames) - 25, taken
-    slow = decode("bedrock_invoke", [b"".join(frames[:20]), b"".join(frames[20:])], slow=True)
-    assert (events + last, outcome) == slow[:2]
-
-
 DELTA = b'{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"x"}}'
 # a hot delta whose base64 has a `/`, which JSON may write `\/`
 SLASHED = next(d for d in (DELTA.replace(b'"x"', b'"?' + b"~" * i + b'"') for i in range(10)) if b"/" in base64.b64encode(d))
@@ -709,14 +688,21 @@ CHUNK_BREAKS: dict[str, Callable[[bytes], bytes]] = {
 
 @pytest.mark.parametrize("name", sorted(CHUNK_BREAKS))
 def test_a_chunk_that_breaks_an_invoke_run_decodes_the_same_both_ways(name: str) -> None:
-    frames = invoke_frames(120)
-    for at in (60, 70):  # twice: a header block seen before may start a run
-        frames[at] = CHUNK_BREAKS[name](frames[at])
-    body = b"".join(frames)
-    assert same_both_ways("bedrock_invoke", [body]) > 50
-    rng = random.Random(len(name))
-    for _ in range(10):
-        same_both_ways("bedrock_invoke", random_pieces(body, rng))
+    broken_runs_decode_the_same_both_ways("bedrock_invoke", invoke_frames(120), CHUNK_BREAKS[name], len(name))
+
+
+@pytest.mark.parametrize("protocol", ["bedrock_converse", "bedrock_invoke"])
+def test_a_push_of_bedrock_frames_is_taken_in_one_call(protocol: str) -> None:
+    frames = converse_frames(300) if protocol == "bedrock_converse" else invoke_frames(300)
+    decoder = RuntimeStreamDecoder(protocol, stream_id="s", clock=lambda: 0)
+    events = decoder.push(b"".join(frames[:20]))  # past the first frames, which the decoder watches
+    taken = count_runs(decoder)
+    events += decoder.push(b"".join(frames[20:]))
+    last, outcome = decoder.finish()
+    assert outcome.end == "complete"
+    assert max(taken) >= len(frames) - 25, taken
+    slow = decode(protocol, [b"".join(frames[:20]), b"".join(frames[20:])], slow=True)
+    assert (events + last, outcome) == slow[:2]
 
 
 @settings(max_examples=600, deadline=None)
