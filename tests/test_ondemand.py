@@ -724,3 +724,29 @@ def test_any_byte_of_an_invoke_chunk_changed_decodes_the_same_both_ways(
         frames[index] = encode_frame(CHUNK_HEADERS, payload[:at] + edit + payload[at + (0 if insert else 1) :])
     body = b"".join(frames)
     same_both_ways("bedrock_invoke", random_pieces(body, random.Random(at)) if split else [body])
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.sampled_from(["openai_responses", "openai_chat"]), st.data(), st.sampled_from(EDITS), st.booleans())
+def test_a_scan_back_over_a_last_padding_reads_as_rpartition_does(
+    protocol: str, data: st.DataObject, edit: bytes, insert: bool
+) -> None:
+    """Compiled, the padding after a hot frame's string is found by a scan back over it,
+    and run as Python source by `rpartition`: run as Python source, the scan is run here
+    too, on frames changed near their end, and must decode as the full path does."""
+    from unievent import _ondemand
+
+    frames, separator = hot_frames(protocol)
+    index = data.draw(st.integers(0, len(frames) - 1))
+    head, found, payload = frames[index].partition(b"data: ")
+    if not found:
+        return
+    at = data.draw(st.integers(max(0, len(payload) - 40), len(payload) - 1))
+    frames[index] = head + found + payload[:at] + edit + payload[at + (0 if insert else 1) :]
+    before = _ondemand._COMPILED
+    # a Final, changed for this test only
+    _ondemand._COMPILED = True  # type: ignore[misc]
+    try:
+        same_both_ways(protocol, [separator.join(frames)])
+    finally:
+        _ondemand._COMPILED = before  # type: ignore[misc]

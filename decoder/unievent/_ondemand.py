@@ -181,14 +181,28 @@ class Template:
             if pad == _PAD_LAST:
                 # the padding's opening quote is the last quote before the tail, and the
                 # last byte of `between`
-                region = payload[begin:end]
-                before, mark, padding = region.rpartition(b'"')
-                quote = begin + len(before) + 1
-                cut = quote - between_size
-                if not mark or cut < begin or payload[cut:quote] != between:
-                    break
-                if padding and not padding.isalnum() and padding.translate(_PLAIN_TABLE) != padding:
-                    break
+                if _COMPILED:
+                    # a scan back over the padding, native code: no slice, no method call
+                    # (a quote is no padding byte, so it stops at that quote or before it)
+                    quote = end - 1
+                    while quote >= begin:
+                        byte = payload[quote]
+                        if _PLAIN_TABLE[byte] != byte:
+                            break
+                        quote -= 1
+                    quote += 1  # past the byte the scan stopped at
+                    cut = quote - between_size
+                    if cut < begin or payload[cut:quote] != between:
+                        break
+                else:
+                    region = payload[begin:end]
+                    before, mark, padding = region.rpartition(b'"')
+                    quote = begin + len(before) + 1
+                    cut = quote - between_size
+                    if not mark or cut < begin or payload[cut:quote] != between:
+                        break
+                    if padding and not padding.isalnum() and padding.translate(_PLAIN_TABLE) != padding:
+                        break
                 end = cut
             elif pad == _PAD_FIRST:
                 # the padding's closing quote: where the learned one's was (a timestamp

@@ -25,8 +25,9 @@ FRAME_JUNK: Final = 1
 FRAME_OVER: Final = 2
 
 FrameSink = Callable[[str | None, bytes], int]
-#: a handler's sink for a run of whole frames (their `event: NAME` lines, None when
-#: the frames have no name, and their payloads, from an index on): it takes the frames
+#: a handler's sink for a run of whole frames (their `event: NAME` lines, or for AWS
+#: event-stream frames their event names, None when the frames have no name; and their
+#: payloads, from an index on): it takes the frames
 #: it can take on demand, exactly as its FrameSink would one by one, and returns the
 #: index of the first frame it did not take
 RunSink = Callable[[list[bytes] | None, list[bytes], int], int]
