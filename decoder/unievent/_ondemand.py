@@ -35,7 +35,7 @@ from typing import Any, Final
 
 import orjson
 
-__all__ = ["Template", "ValueTemplate", "fast_paths_enabled", "interpreted", "one_string", "strings"]
+__all__ = ["Template", "ValueTemplate", "fast_paths_enabled", "interpreted", "one_string", "scan_back", "strings"]
 
 _loads: Final = orjson.loads
 _JSONDecodeError: Final = orjson.JSONDecodeError
@@ -74,6 +74,19 @@ def interpreted() -> bool:
 # natively and joined to them; run as Python source, one `%` format of all three costs
 # less than the format and two joins
 _COMPILED: Final = not interpreted()
+
+
+def scan_back(payload: bytes, begin: int, end: int, table: bytes) -> int:
+    """Where the bytes before `end` that `table` maps to themselves begin (not before
+    `begin`).  Only compiled code calls it: there the loop is native and costs less than
+    one method call; run as Python source, a loop over bytes is not what to run."""
+    at = end - 1
+    while at >= begin:
+        byte = payload[at]
+        if table[byte] != byte:
+            break
+        at -= 1
+    return at + 1
 
 
 def fast_paths_enabled() -> bool:
@@ -184,13 +197,7 @@ class Template:
                 if _COMPILED:
                     # a scan back over the padding, native code: no slice, no method call
                     # (a quote is no padding byte, so it stops at that quote or before it)
-                    quote = end - 1
-                    while quote >= begin:
-                        byte = payload[quote]
-                        if _PLAIN_TABLE[byte] != byte:
-                            break
-                        quote -= 1
-                    quote += 1  # past the byte the scan stopped at
+                    quote = scan_back(payload, begin, end, _PLAIN_TABLE)
                     cut = quote - between_size
                     if cut < begin or payload[cut:quote] != between:
                         break

@@ -44,7 +44,7 @@ from typing import Any, ClassVar, Final
 from unievent._events import FinishReason
 from unievent._framing import FRAME_OK, FRAME_OVER
 from unievent._generated import bedrock_converse as M
-from unievent._ondemand import interpreted, one_string, strings
+from unievent._ondemand import interpreted, one_string, scan_back, strings
 from unievent._outcome import End, ProviderError
 from unievent._protocols.anthropic import REDACTED_THINKING
 from unievent._session import MachineHandler, Session
@@ -120,14 +120,8 @@ def hot_hole(payload: bytes, head: bytes, closing: bytes, padded: bytes) -> byte
     if payload.endswith(b'"}'):
         # `padded` ends at the last byte before the closing `"}` that is no letter or digit
         if _SCAN:
-            quote = size - 3
-            while quote >= start:
-                byte = payload[quote]
-                if _ALNUM_TABLE[byte] != byte:
-                    break
-                quote -= 1
-            at = quote + 1 - len(padded)
-            if at < start or payload[at : quote + 1] != padded:
+            at = scan_back(payload, start, size - 2, _ALNUM_TABLE) - len(padded)
+            if at < start or payload[at : at + len(padded)] != padded:
                 return None
         else:
             at = payload.rfind(padded, start, size - 2)
