@@ -114,7 +114,7 @@ def hot_hole(payload: bytes, head: bytes, closing: bytes, padded: bytes) -> byte
     `padded` (`closing` + `,"p":"`) + ASCII letters and digits + `"}`; None when it is
     not so around the hole."""
     start = len(head)
-    if payload[:start] != head:
+    if not payload.startswith(head):  # compiled, a startswith makes no slice
         return None
     size = len(payload)
     if payload.endswith(b'"}'):
