@@ -35,7 +35,17 @@ from typing import Any, Final
 
 import orjson
 
-__all__ = ["Template", "ValueTemplate", "fast_paths_enabled", "interpreted", "one_string", "scan_back", "strings"]
+__all__ = [
+    "LETTERS_AND_DIGITS",
+    "Template",
+    "ValueTemplate",
+    "fast_paths_enabled",
+    "interpreted",
+    "keeping",
+    "one_string",
+    "scan_back",
+    "strings",
+]
 
 _loads: Final = orjson.loads
 _JSONDecodeError: Final = orjson.JSONDecodeError
@@ -44,12 +54,22 @@ _COUNTER_KEY: Final = b'"sequence_number":'
 _PAD_NAME: Final = "obfuscation"
 _PROBE: Final = 'é \\ x\t\n'  # JSON escapes of several kinds, none before the closing quote
 _PROBE_PAD: Final = "Zz9-:.+"
-# what a padding may hold besides letters and digits (a timestamp's punctuation)
-_PLAIN: Final = b"0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ+-.:"
-# a padding is plain when this table leaves it as it is: it maps each plain byte to
-# itself and every other byte to another (a table alone is read byte by byte in C; a
-# table of bytes to delete is built anew on every call)
-_PLAIN_TABLE: Final = bytes(c if c in _PLAIN else (1 if c == 0 else 0) for c in range(256))
+#: ASCII letters and digits
+LETTERS_AND_DIGITS: Final = b"0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+# what a padding may hold: letters, digits and a timestamp's punctuation
+_PLAIN: Final = LETTERS_AND_DIGITS + b"+-.:"
+
+
+def keeping(allowed: bytes) -> bytes:
+    """A `bytes.translate` table that maps each byte of `allowed` to itself and every
+    other byte to another: `text.translate(table) == text` says that `text` holds only
+    `allowed` bytes, in one call (a table alone is read byte by byte in C; a table of
+    bytes to delete is built anew on every call)."""
+    return bytes(c if c in allowed else (c + 1) & 0xFF for c in range(256))
+
+
+# a padding is plain when this table leaves it as it is
+_PLAIN_TABLE: Final = keeping(_PLAIN)
 _PROBE_VALUE: Final = b'{"probe": [7, "x"]}'
 # a JSON value's structure, for finding where one ends (only when learning)
 _OUTSIDE: Final = re.compile(rb'["{}\[\],]')

@@ -44,7 +44,7 @@ from typing import Any, ClassVar, Final
 from unievent._events import FinishReason
 from unievent._framing import FRAME_OK, FRAME_OVER
 from unievent._generated import bedrock_converse as M
-from unievent._ondemand import interpreted, one_string, scan_back, strings
+from unievent._ondemand import LETTERS_AND_DIGITS, interpreted, keeping, one_string, scan_back, strings
 from unievent._outcome import End, ProviderError
 from unievent._protocols.anthropic import REDACTED_THINKING
 from unievent._session import MachineHandler, Session
@@ -97,9 +97,8 @@ _TEXT_HEAD: Final = b'{"contentBlockIndex":%d,"delta":{"text":'
 _THINKING_HEAD: Final = b'{"contentBlockIndex":%d,"delta":{"reasoningContent":{"text":'
 _TEXT_PADDED: Final = b'},"p":"'
 _THINKING_PADDED: Final = b'}},"p":"'
-# bytes.translate through it leaves ASCII letters and digits as they are and changes any
-# other byte: `isalnum` as one call that a compiled module makes without a method lookup
-_ALNUM_TABLE: Final = bytes(c if bytes((c,)).isalnum() else ord("a") for c in range(256))
+# `isalnum` as one `translate`, which a compiled module makes without a method lookup
+_ALNUM_TABLE: Final = keeping(LETTERS_AND_DIGITS)
 # Compiled, the padding's start is found by a scan back over it, which is native code
 # and costs a third of an `rfind` call; run as Python source, a loop over bytes is not
 # (there `rfind` finds it, and one `translate` checks it).

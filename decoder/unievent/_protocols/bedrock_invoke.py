@@ -40,6 +40,7 @@ from typing import Any, ClassVar, Final
 from unievent._events import FinishReason
 from unievent._framing import FRAME_OK, FRAME_OVER
 from unievent._generated import bedrock_invoke as M
+from unievent._ondemand import LETTERS_AND_DIGITS, keeping
 from unievent._outcome import End
 from unievent._protocols.anthropic import Anthropic
 from unievent._protocols.bedrock_converse import BedrockConverse, failure_of, hot_hole
@@ -63,7 +64,7 @@ _CHUNK_HEAD: Final = b'{"bytes":'
 _CHUNK_PADDED: Final = b',"p":"'
 # bytes.translate through it leaves the base64 alphabet as it is and changes any other
 # byte (a quote, a backslash, a control character: what a JSON string could escape)
-_BASE64_TABLE: Final = bytes(c if bytes((c,)).isalnum() or c in b"+/=" else ord("A") for c in range(256))
+_BASE64_TABLE: Final = keeping(LETTERS_AND_DIGITS + b"+/=")
 _a2b_base64: Final = binascii.a2b_base64
 _CONVERSE_EVENTS: Final = frozenset(
     ("messageStart", "contentBlockStart", "contentBlockDelta", "contentBlockStop", "messageStop", "metadata")
