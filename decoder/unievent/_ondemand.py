@@ -25,6 +25,14 @@
 # A Gemini record repeats its usage, which changes from record to record, after the
 # text: its template (`ValueTemplate`) has a second hole, a JSON value parsed whole.
 #
+# A handler's run taker (see RunSink in _framing) takes a run of hot frames in one go,
+# under one contract kept by `Runs`: it collects at most a window of frames (their
+# holes, by their bytes), parses the holes together, and takes the frames up to the
+# first whose hole held no string.  A batch it could not take whole shrinks the window
+# to one frame and each batch taken whole doubles it again, so the frames collected
+# and not taken cost at most a constant per frame taken: every frame is looked at a
+# bounded number of times, however the hot and the odd frames alternate.
+#
 # `UNIEVENT_SLOW_PATH=1` in the environment turns the fast paths off (the differential
 # tests decode everything both ways and require the same result).
 from __future__ import annotations
@@ -37,6 +45,8 @@ import orjson
 
 __all__ = [
     "LETTERS_AND_DIGITS",
+    "RUN_MOST",
+    "Runs",
     "Template",
     "ValueTemplate",
     "fast_paths_enabled",
@@ -176,12 +186,14 @@ class Template:
         """The bytes in the string's hole when `payload` has this template's bytes
         everywhere else, else None; the frame is this template's when the hole holds
         exactly one JSON string (`one_string`, or `strings` for a run of holes)."""
-        holes = self.holes_of_run([payload], 0, counter, 0)
+        holes = self.holes_of_run([payload], 0, 1, counter, 0)
         return holes[0] if holes else None
 
-    def holes_of_run(self, payloads: list[bytes], start: int, counter: int = 0, step: int = 0) -> list[bytes]:
-        """`hole` of each payload from `start` on, up to the first that has none; the
-        first's counter is `counter`, each next one's `step` more."""
+    def holes_of_run(
+        self, payloads: list[bytes], start: int, stop: int, counter: int = 0, step: int = 0
+    ) -> list[bytes]:
+        """`hole` of each payload from `start` to `stop`, up to the first that has
+        none; the first's counter is `counter`, each next one's `step` more."""
         # slices compared, not startswith/endswith: those parse their arguments from a
         # tuple, which costs more than the slice; a counter's digits are compared with
         # the literals around them in one slice
@@ -189,14 +201,15 @@ class Template:
         head = self.head
         # a run taker is offered every frame the table takes alone: a frame of another
         # shape is turned away before the template is unpacked for it
-        if start >= len(payloads) or payloads[start][: len(head)] != head:
+        if start >= stop or payloads[start][: len(head)] != head:
             return holes
         head2 = self.head2
         prefix, counted_head, counter_in_head = head, self.counted_head, self.counter_in_head
         tail, tail2, counted_tail, counter_in_tail = self.tail, self.tail2, self.counted_tail, self.counter_in_tail
         tail_size = self.tail_size
         pad, between, between_size, pad_size = self.pad, self.between, self.between_size, self.pad_size
-        for payload in payloads[start:] if start else payloads:
+        for at in range(start, stop):
+            payload = payloads[at]
             if counter_in_head:
                 prefix = head + b"%d" % counter + head2 if _COMPILED else counted_head % counter
             begin = len(prefix)
@@ -334,12 +347,14 @@ class ValueTemplate:
         template's bytes everywhere else, else None (neither is parsed here)."""
         strings: list[bytes] = []
         values: list[bytes] = []
-        self.holes_of_run([payload], 0, strings, values)
+        self.holes_of_run([payload], 0, 1, strings, values)
         return (strings[0], values[0]) if strings else None
 
-    def holes_of_run(self, payloads: list[bytes], start: int, strings: list[bytes], values: list[bytes]) -> None:
-        """`holes` of each payload from `start` on, up to the first that has none:
-        the string holes appended to `strings`, the value holes to `values`."""
+    def holes_of_run(
+        self, payloads: list[bytes], start: int, stop: int, strings: list[bytes], values: list[bytes]
+    ) -> None:
+        """`holes` of each payload from `start` to `stop`, up to the first that has
+        none: the string holes appended to `strings`, the value holes to `values`."""
         head = self.head
         first = len(head)
         mid = self.mid
@@ -347,7 +362,8 @@ class ValueTemplate:
         size = len(mid)
         tail = self.tail
         last = len(tail)
-        for payload in payloads[start:] if start else payloads:
+        for at in range(start, stop):
+            payload = payloads[at]
             end = len(payload) - last
             if payload[:first] != head or payload[end:] != tail:
                 return
@@ -430,6 +446,54 @@ def _value_end(payload: bytes, start: int) -> int:
             if not depth:
                 return found.end()
         pos = found.end()
+
+
+# --- run taking -------------------------------------------------------------------------
+
+#: frames a run taker collects at most in one go, and at first
+RUN_MOST: Final = 1 << 14
+
+
+class Runs:
+    """A run taker's window: how many frames it may collect from where it starts.
+
+    The taker collects the holes of at most `stop(...) - start` frames, by their
+    bytes, then parses them (`strings`, or its own parse followed by `took`) and takes
+    the frames up to the first that failed.  What was collected and not taken is
+    wasted work; so a batch not taken whole brings the window down to one frame, and
+    a batch as long as the window taken whole doubles it (up to `RUN_MOST`, where it
+    starts: a stream that never wastes takes each push's run in one go).  A window of
+    w frames is reached again only after w - 1 frames were taken since the waste that
+    shrank it, so the frames collected and not taken never exceed the first window
+    plus twice the frames taken, and no frame is collected more than about
+    log2(RUN_MOST) times: time stays linear for every mix of hot and odd frames.
+    `examined` counts the frames collected (an instrument for the tests).
+    """
+
+    __slots__ = ("examined", "window")
+
+    def __init__(self) -> None:
+        self.window = RUN_MOST
+        self.examined = 0
+
+    def stop(self, start: int, count: int) -> int:
+        """Where to stop collecting: `count` frames are offered, from `start` on."""
+        stop = start + self.window
+        return stop if stop < count else count
+
+    def took(self, collected: int, taken: int) -> None:
+        """Of `collected` frames, the first `taken` were taken: the window follows."""
+        self.examined += collected
+        if taken < collected:
+            self.window = 1
+        elif collected >= self.window and self.window < RUN_MOST:
+            self.window += self.window
+
+    def strings(self, holes: list[bytes]) -> list[str]:
+        """The strings of a run's holes (`strings`), the window following."""
+        values = strings(holes)
+        self.took(len(holes), len(values))
+        return values
 
 
 def one_string(hole: bytes) -> str | None:

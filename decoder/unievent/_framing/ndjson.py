@@ -106,7 +106,7 @@ class NDJSONFramer:
         self.body: list[str] = []
         self.body_size = 0
         self._bom: bytes | None = b""  # the start of the body while BOMs may still come
-        self._pending: list[bytes] = []  # the incomplete last line, in pieces
+        self._pending = bytearray()  # the incomplete last line (one buffer: see sse.py)
         self._pending_size = 0
         self._status = _NO_STATUS  # what the last dispatch came to
 
@@ -136,8 +136,8 @@ class NDJSONFramer:
             self._hold(data)
             return
         if self._pending:
-            data = b"".join(self._pending) + data
-            self._pending = []
+            data = b"".join((self._pending, data))
+            self._pending = bytearray()
             self._pending_size = 0
         lines = data.split(b"\n")
         rest = lines.pop()  # what follows the last line end: an incomplete line, or nothing
@@ -172,8 +172,8 @@ class NDJSONFramer:
         whether the body stopped inside it."""
         if self.state == _ST_ENDED:
             return
-        tail = b"".join(self._pending)
-        self._pending = []
+        tail = bytes(self._pending)
+        self._pending = bytearray()
         if self._bom is not None:
             tail = self._bom + tail
             while tail.startswith(BOM):
@@ -201,7 +201,7 @@ class NDJSONFramer:
 
     def _hold(self, piece: bytes) -> None:
         """Keep the start of an incomplete line; it may not grow past the cap."""
-        self._pending.append(piece)
+        self._pending += piece
         self._pending_size += len(piece)
         if self._pending_size > self.max_frame:
             raise FrameTooLargeError(self.protocol, self.state_name, "line", self._pending_size, self.max_frame)

@@ -16,9 +16,11 @@
 # those lines into exactly one dispatch and nothing (no data, no event name) is pending
 # (`_SHORTCUT_DEST`, derived from the table at import).
 #
-# Caps: a line longer than `max_frame` raises FrameTooLargeError whether it arrived
-# whole or in pieces; so does a frame whose data lines add up past it (counted as they
-# arrive, never recounted).
+# Caps: a line (its bytes without the line end, `data: ` included) longer than
+# `max_frame` raises FrameTooLargeError whether it arrived whole or in pieces; so does a
+# frame whose data (its data lines' values joined by LF) adds up past it, counted as
+# they arrive, never recounted.  A shortcut takes only bytes within the cap as a whole,
+# so it never reads what the table would refuse.
 #
 # A dispatched frame goes to `sink(event, payload)` (see _framing/__init__.py); a run of
 # whole frames is first offered to `run`, when the sink has one.  A
@@ -134,6 +136,8 @@ class SSEFramer:
         "_bom",
         "_cr",
         "_data",
+        "_lines_of_data",
+        "_more",
         "_data_size",
         "_deferred",
         "_event",
@@ -172,13 +176,20 @@ class SSEFramer:
         self.body_size = 0
         self._bom: bytes | None = b""  # the start of the body while BOMs may still come
         self._cr = False  # the last byte fed was a `\r` (its `\n` may follow)
-        self._pending: list[bytes] = []  # the incomplete last line, in pieces
+        # the incomplete last line: one buffer, not a piece per push (pushed a byte at a
+        # time, a list of pieces would hold some 40 bytes for each byte of the line)
+        self._pending = bytearray()
         self._pending_size = 0
         # the complete lines of a frame that has not ended, kept for the next push
         # (with what follows them) instead of going through the table now: once its
         # blank line arrives, the frame takes the shortcut with the frames after it
         self._deferred = b""
-        self._data: list[bytes] = []
+        # the open frame's data: its first line as it is, and once a second arrives all
+        # of them joined by LF in one buffer, so that a frame of many short lines is
+        # held in about its own size (a list would hold some 40 bytes a line more)
+        self._data = b""
+        self._more = bytearray()
+        self._lines_of_data = 0
         self._data_size = 0
         self._event: str | None = None
         self._names: dict[bytes, str] = {}  # event: value -> name
@@ -223,9 +234,9 @@ class SSEFramer:
             return
         if self._pending or self._deferred:
             deferred = self._deferred
-            head = deferred + b"".join(self._pending)
+            head = deferred + self._pending
             self._deferred = b""
-            self._pending = []
+            self._pending = bytearray()
             self._pending_size = 0
             nl = deferred.find(b"\n") if deferred else nl + len(head)
             data = head + data
@@ -247,7 +258,7 @@ class SSEFramer:
         if dest < 0:
             return data
         pending = self._pending
-        buf = b"".join(pending) + data if pending else data
+        buf = b"".join((pending, data)) if pending else data
         last = buf.rfind(b"\r\n\r\n")
         if last < 0 or last > self.max_frame or buf[:6] != b"data: ":
             return data
@@ -256,7 +267,7 @@ class SSEFramer:
         joined = b"".join(payloads)
         if joined.find(b"\n") >= 0 or joined.find(b"\r") >= 0:
             return data
-        self._pending = []
+        self._pending = bytearray()
         self._pending_size = 0
         self._take_run(payloads, None, dest)
         return buf[last + 4 :]
@@ -271,10 +282,10 @@ class SSEFramer:
             self._deferred = b""
             cut = deferred.rfind(b"\n") + 1
             if cut < len(deferred):
-                self._pending.insert(0, deferred[cut:])
+                self._pending[0:0] = deferred[cut:]
             self._line_by_line(deferred[:cut], 0, deferred.find(b"\n"))
-        tail = b"".join(self._pending)
-        self._pending = []
+        tail = bytes(self._pending)
+        self._pending = bytearray()
         if self._bom is not None:
             tail = self._bom + tail
             while tail.startswith(BOM):
@@ -307,7 +318,7 @@ class SSEFramer:
     def _hold(self, piece: bytes) -> None:
         """Keep the start of an incomplete line; it may not grow past the cap."""
         if piece:
-            self._pending.append(piece)
+            self._pending += piece
             self._pending_size += len(piece)
             if self._pending_size > self.max_frame:
                 raise FrameTooLargeError(self.protocol, self.state_name, "line", self._pending_size, self.max_frame)
@@ -381,8 +392,10 @@ class SSEFramer:
             if dest >= 0 and not self.closed:
                 # one C call splits `data: X` and `event: NAME\ndata: X`; the few
                 # `event: NAME\n` heads of a stream are checked once, then looked up
+                # a block within the cap holds no line and no data over it; a longer
+                # one goes line by line, where each line and the data are measured
                 head, found, rest = block.partition(b"data: ")
-                if found and rest.find(b"\n") < 0 and len(rest) <= max_frame:
+                if found and rest.find(b"\n") < 0 and len(block) <= max_frame:
                     if not head:
                         event = None
                         payload = rest
@@ -515,11 +528,21 @@ class SSEFramer:
             self.state = _NEXT[state][symbol]
             for action in _DO[state][symbol]:
                 if action == _APPEND:
-                    size = self._data_size + len(value) + (1 if self._data else 0)
+                    lines = self._lines_of_data
+                    size = self._data_size + len(value) + (1 if lines else 0)
                     if size > max_frame:
                         raise FrameTooLargeError(self.protocol, M.STATES[state], "frame", size, max_frame)
                     self._data_size = size
-                    self._data.append(value)
+                    if not lines:
+                        self._data = value
+                    else:
+                        more = self._more
+                        if lines == 1:
+                            more += self._data
+                            self._data = b""
+                        more += b"\n"
+                        more += value
+                    self._lines_of_data = lines + 1
                 elif action == _DISPATCH:  # always the last action (checked at import)
                     self._dispatch()
                 elif action == _SET_EVENT:
@@ -531,20 +554,23 @@ class SSEFramer:
             self._hold(buf[pos:])
 
     def _dispatch(self) -> None:
-        data = self._data
+        lines = self._lines_of_data
+        payload = self._data if lines < 2 else bytes(self._more)
         event = self._event
-        self._data = []
+        self._data = b""
+        if lines > 1:
+            self._more = bytearray()
+        self._lines_of_data = 0
         self._data_size = 0
         self._event = None
-        payload = data[0] if len(data) == 1 else b"\n".join(data)
         if self.closed:
             self._ignore(payload)
             return
         status = self.sink(event, payload)
         if status == FRAME_JUNK:
-            if len(data) > 1:
+            if lines > 1:
                 # events that lost their blank line: each line is a frame of its own
-                status = self._each_line(event, data)
+                status = self._each_line(event, payload.split(b"\n"))
             else:
                 self.skipped += 1
         elif status == FRAME_OVER:

@@ -44,7 +44,7 @@ import orjson
 from unievent._events import FinishReason
 from unievent._framing import FRAME_OK, FRAME_OVER
 from unievent._generated import anthropic as M
-from unievent._ondemand import strings
+from unievent._ondemand import Runs, strings
 from unievent._outcome import ProviderError
 from unievent._session import MachineHandler, Session
 from unievent._shared import error_of, json_text, parse_json, shown
@@ -163,6 +163,7 @@ class Anthropic(MachineHandler):
         self.hot_head: bytes | None = None
         self.hot_kind = _TEXT  # what its string is: text, thinking or a tool call's input
         self.fast_frames = 0
+        self.runs = Runs()  # the run taker's window (see _ondemand.Runs)
 
     # --- frames ---------------------------------------------------------------------
 
@@ -200,15 +201,13 @@ class Anthropic(MachineHandler):
             return start
         skip = len(head)
         holes: list[bytes] = []
-        n = start
-        count = len(payloads)
-        while n < count:
-            payload = payloads[n]
+        runs = self.runs
+        for at in range(start, runs.stop(start, len(payloads))):
+            payload = payloads[at]
             if payload[:skip] != head or payload[-2:] != b"}}":
                 break
             holes.append(payload[skip:-2])
-            n += 1
-        values = strings(holes)
+        values = runs.strings(holes)
         if values:
             self._take_hot(values)
         return start + len(values)

@@ -44,7 +44,7 @@ from typing import Any, ClassVar, Final
 from unievent._events import FinishReason
 from unievent._framing import FRAME_OK, FRAME_OVER
 from unievent._generated import bedrock_converse as M
-from unievent._ondemand import LETTERS_AND_DIGITS, interpreted, keeping, one_string, scan_back, strings
+from unievent._ondemand import LETTERS_AND_DIGITS, Runs, interpreted, keeping, one_string, scan_back, strings
 from unievent._outcome import End, ProviderError
 from unievent._protocols.anthropic import REDACTED_THINKING
 from unievent._session import MachineHandler, Session
@@ -177,6 +177,7 @@ class BedrockConverse(MachineHandler):
         self.text_head: bytes | None = None
         self.thinking_head = b""
         self.fast_frames = 0
+        self.runs = Runs()  # the run taker's window (see _ondemand.Runs)
 
     # --- frames ---------------------------------------------------------------------
 
@@ -221,15 +222,15 @@ class BedrockConverse(MachineHandler):
         else:
             return start
         holes: list[bytes] = []
-        n = start
-        count = len(payloads)
-        while n < count and heads[n] == b"contentBlockDelta":
-            hole = hot_hole(payloads[n], head, closing, padded)
+        runs = self.runs
+        for at in range(start, runs.stop(start, len(payloads))):
+            if heads[at] != b"contentBlockDelta":
+                break
+            hole = hot_hole(payloads[at], head, closing, padded)
             if hole is None:
                 break
             holes.append(hole)
-            n += 1
-        values = strings(holes)
+        values = runs.strings(holes)
         if values:  # the table's loop: stay, apply_delta (the state is one of _DELTA_LOOPS)
             if kind == _TEXT_RUN:
                 self.asm.texts(values)
@@ -402,14 +403,15 @@ class BedrockConverse(MachineHandler):
 
     def _open_by_delta(self, event: str, obj: dict[str, Any]) -> None:
         self._take_index(obj.get("contentBlockIndex"))
-        self._content()
         self.parts = []
         self.citations = []
         delta = as_dict(obj.get("delta"))
         if "toolUse" in delta:  # arguments with no start: no name to call
             what = f"toolUse input for block {shown(obj.get('contentBlockIndex'))}"
             self.session.note("unnamed_tool_call", f"{what}, which never started: kept as a side event")
-            self._open_side({"toolUse": {}})
+            self._open_side({"toolUse": {}})  # its deltas are the side block's, text or not
+        else:
+            self._content()
 
     def _apply_delta(self, event: str, obj: dict[str, Any]) -> None:
         delta = obj.get("delta")
@@ -482,6 +484,9 @@ class BedrockConverse(MachineHandler):
             fragment = tool.get("input")
             if type(fragment) is str:
                 self.parts.append(fragment)
+        elif "text" in delta or "reasoningContent" in delta:  # content in a block that is not
+            what = f"{next(iter(delta))} in block {self.index}, a {self.block.get('type', 'side')} block,"
+            self.session.note("foreign_delta", f"{what} kept as a side event")
         else:
             for member, value in delta.items():
                 if type(value) is list and type(self.block.get(member, [])) is list:

@@ -40,7 +40,7 @@ from typing import Any, ClassVar, Final
 from unievent._events import FinishReason
 from unievent._framing import FRAME_OK, FRAME_OVER
 from unievent._generated import bedrock_invoke as M
-from unievent._ondemand import LETTERS_AND_DIGITS, keeping
+from unievent._ondemand import LETTERS_AND_DIGITS, Runs, keeping
 from unievent._outcome import End
 from unievent._protocols.anthropic import Anthropic
 from unievent._protocols.bedrock_converse import BedrockConverse, failure_of, hot_hole
@@ -101,6 +101,7 @@ class BedrockInvoke(MachineHandler):
         self.inner: Handler | None = None
         self.over = False  # the inner handler ended the stream
         self.fast_frames = 0  # chunks taken on demand
+        self.runs = Runs()  # the run taker's window (see _ondemand.Runs)
 
     # --- on demand --------------------------------------------------------------------
 
@@ -123,10 +124,11 @@ class BedrockInvoke(MachineHandler):
             return start
         skip = len(head)
         bodies: list[bytes] = []
-        n = start
-        count = len(payloads)
-        while n < count and heads[n] == b"chunk":
-            hole = hot_hole(payloads[n], _CHUNK_HEAD, b"", _CHUNK_PADDED)
+        runs = self.runs
+        for at in range(start, runs.stop(start, len(payloads))):
+            if heads[at] != b"chunk":
+                break
+            hole = hot_hole(payloads[at], _CHUNK_HEAD, b"", _CHUNK_PADDED)
             if hole is None or len(hole) < 2 or hole[0] != 34 or hole[-1] != 34:  # 34: a quote
                 break
             data = hole[1:-1]
@@ -139,8 +141,14 @@ class BedrockInvoke(MachineHandler):
             if body[:skip] != head:
                 break
             bodies.append(body)
-            n += 1
-        taken = inner.raw_run(None, bodies, 0) if bodies else 0
+        taken = 0
+        count = len(bodies)
+        while taken < count:  # the inner taker takes at most its own window at a time
+            more = inner.raw_run(None, bodies, taken)
+            if more == taken:
+                break
+            taken = more
+        runs.took(count, taken)
         self.fast_frames += taken
         return start + taken
 

@@ -42,7 +42,7 @@ import orjson
 from unievent._events import FinishReason
 from unievent._framing import FRAME_OK, FRAME_OVER
 from unievent._generated import cohere as M
-from unievent._ondemand import strings
+from unievent._ondemand import Runs, strings
 from unievent._outcome import ProviderError
 from unievent._session import MachineHandler, Session
 from unievent._shared import as_dict, error_of, parse_json, shown, str_or_none
@@ -147,6 +147,7 @@ class Cohere(MachineHandler):
         # on-demand parsing (see _ondemand.py): the open content block's hot delta head
         self.hot_head: bytes | None = None
         self.fast_frames = 0
+        self.runs = Runs()  # the run taker's window (see _ondemand.Runs)
 
     # --- frames ---------------------------------------------------------------------
 
@@ -183,11 +184,13 @@ class Cohere(MachineHandler):
             return start
         skip = len(head)
         holes: list[bytes] = []
-        for payload in payloads[start:] if start else payloads:
+        runs = self.runs
+        for at in range(start, runs.stop(start, len(payloads))):
+            payload = payloads[at]
             if payload[:skip] != head or payload[-4:] != b"}}}}":
                 break
             holes.append(payload[skip:-4])
-        values = strings(holes)
+        values = runs.strings(holes)
         if values:
             if self.kind == _TEXT:
                 self.asm.texts(values)

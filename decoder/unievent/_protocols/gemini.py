@@ -50,7 +50,7 @@ import orjson
 from unievent._events import FinishReason
 from unievent._framing import FRAME_OK, FRAME_OVER
 from unievent._generated import gemini as M
-from unievent._ondemand import ValueTemplate, strings
+from unievent._ondemand import Runs, ValueTemplate, strings
 from unievent._outcome import ProviderError
 from unievent._session import MachineHandler, Session
 from unievent._shared import MAX_DEPTH, code_of, json_text, shown, str_or_none, usage_counts, usage_counts_of_run
@@ -257,6 +257,7 @@ class Gemini(MachineHandler):
         self.learn_tries = _LEARN_TRIES
         self.learnable = False
         self.fast_frames = 0
+        self.runs = Runs()  # the run taker's window (see _ondemand.Runs)
 
     # --- frames ---------------------------------------------------------------------
 
@@ -284,11 +285,11 @@ class Gemini(MachineHandler):
             return start
         texts: list[bytes] = []
         usages: list[bytes] = []
-        hot.holes_of_run(payloads, start, texts, usages)
+        runs = self.runs
+        hot.holes_of_run(payloads, start, runs.stop(start, len(payloads)), texts, usages)
         values = strings(texts)
-        if not values:
-            return start
-        parsed = _usages(usages[: len(values)] if len(values) < len(usages) else usages)
+        parsed = _usages(usages[: len(values)] if len(values) < len(usages) else usages) if values else []
+        runs.took(len(texts), len(parsed))
         if parsed:
             self._take(values[: len(parsed)] if len(parsed) < len(values) else values, parsed)
         return start + len(parsed)

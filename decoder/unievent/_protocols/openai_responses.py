@@ -45,7 +45,7 @@ from typing import Any, ClassVar, Final
 from unievent._events import FinishReason
 from unievent._framing import FRAME_OK, FRAME_OVER
 from unievent._generated import openai_responses as M
-from unievent._ondemand import Template, strings
+from unievent._ondemand import Runs, Template, strings
 from unievent._outcome import ProviderError
 from unievent._session import MachineHandler, Session
 from unievent._shared import as_dict, as_int, as_list, as_str, code_of, error_of, json_text, shown
@@ -253,6 +253,7 @@ class OpenAIResponses(MachineHandler):
         self.learn = _LEARN_NOTHING  # what the frame just read could teach a template for
         self.learn_tries = _LEARN_TRIES
         self.fast_frames = 0
+        self.runs = Runs()  # the run taker's window (see _ondemand.Runs)
 
     # --- frames ---------------------------------------------------------------------
 
@@ -295,7 +296,8 @@ class OpenAIResponses(MachineHandler):
         if hot is None or self.state != self.hot_state or self.item is not self.hot_item:
             return start
         step = 1 if self.hot_counted else 0
-        values = strings(hot.holes_of_run(payloads, start, self.next_seq, step))
+        runs = self.runs
+        values = runs.strings(hot.holes_of_run(payloads, start, runs.stop(start, len(payloads)), self.next_seq, step))
         if values:
             self.next_seq += step * len(values)
             self._take_hot(values)
@@ -321,7 +323,7 @@ class OpenAIResponses(MachineHandler):
         if symbol is None or symbol < 0:
             return self._other(event, etype, obj, symbol)
         seq = get("sequence_number")
-        if seq == self.next_seq:
+        if seq == self.next_seq and type(seq) is int:  # 1.0 and True equal 1, and are no counter
             self.next_seq = seq + 1
         else:
             self._sequence(seq, etype)
@@ -386,7 +388,7 @@ class OpenAIResponses(MachineHandler):
             obj = {**obj, "type": etype}  # the kind came from the event line
             return self.frame(None, obj)
         seq = obj.get("sequence_number")
-        if seq == self.next_seq:
+        if seq == self.next_seq and type(seq) is int:  # 1.0 and True equal 1, and are no counter
             self.next_seq = seq + 1
         else:
             self._sequence(seq, etype)
