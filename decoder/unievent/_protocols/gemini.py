@@ -143,13 +143,19 @@ def _path(text: str) -> list[str | int] | None:
     return steps
 
 
+# the most array elements a fragment's path may skip (each written as `null`): a path
+# such as `$.a[99999999]` in a few bytes must not cost the decoder that many bytes
+_MOST_SKIPPED: Final = 1024
+
+
 class _ArgsText:
     """Vertex's streamed arguments written out as JSON text while the fragments arrive.
 
     The text so far is always a prefix of the final arguments' JSON: a fragment for the
     path of the string still open continues it; any other path closes what lies between
     and opens what leads to it.  A fragment that would go back (a path already closed,
-    a lower array index) cannot be written as a prefix: `add` returns None for it.
+    a lower array index, or one that skips more than `_MOST_SKIPPED` elements) cannot
+    be written as a prefix: `add` returns None for it.
     """
 
     __slots__ = ("cursor", "open_string", "started", "written")
@@ -195,6 +201,8 @@ class _ArgsText:
                 out.append(json_text(step) + ":")
             else:
                 filled = cursor[depth] + 1 if depth == shared and cursor else 0  # type: ignore[operator]
+                if step - filled > _MOST_SKIPPED:  # type: ignore[operator]
+                    return None
                 out.append("null," * (step - filled))  # type: ignore[operator]
             self.written.add(tuple(path[: depth + 1]))
         if is_string:
