@@ -20,7 +20,8 @@ bodies and their pieces are built first, untimed.  For every size:
   traced memory during the decode, `outcome` what is still traced after it once the
   decoder is gone (the returned Outcome alone), and the table shows `retained` =
   peak - outcome: what the decoder held beyond what it returned, orjson's transient
-  parse buffers included (orjson allocates through Python's allocator).
+  parse buffers included (orjson allocates through Python's allocator); `peak / body`
+  is the peak over the body's size, the amplification a shape costs.
 
 The ratios are the largest size over the smallest (16 MB / 1 MB, or 4 / 0.25 with
 --quick): about 16 for linear time, about 1 for memory that does not grow with the
@@ -87,6 +88,7 @@ class Row:
     seconds: list[float] = field(default_factory=list)  # CPU seconds per decode
     floor: list[float] = field(default_factory=list)  # the same for the floor
     retained: list[int] = field(default_factory=list)  # peak - outcome, bytes
+    peak_per_byte: list[float] = field(default_factory=list)  # peak over the body's size
     outcome: list[int] = field(default_factory=list)  # bytes
     problems: list[str] = field(default_factory=list)
 
@@ -628,6 +630,7 @@ def measure(shape: Shape, sizes: Sequence[int], reps: int, decoder_cls: Any) -> 
         del outcome
         row.labels.append(body.label)
         row.retained.append(peak - held)
+        row.peak_per_byte.append(peak / len(body.data))
         row.outcome.append(held)
         took = f"{row.seconds[k]:.4f} s (floor {row.floor[k]:.4f} s), " if row.seconds else ""
         print(
@@ -670,6 +673,7 @@ def table(rows: Sequence[Row], sizes: Sequence[int]) -> str:
         f"floor {large}/{small}",
         *(f"retained @ {a}" for a in at),
         f"mem {large}/{small}",
+        f"peak / body @ {large} MB",
         f"outcome @ {large} MB",
     ]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
@@ -687,6 +691,7 @@ def table(rows: Sequence[Row], sizes: Sequence[int]) -> str:
             _ratio(row.floor),
             *(f"{m / MB:.2f} MB" for m in row.retained),
             _ratio([float(m) for m in row.retained]),
+            f"{row.peak_per_byte[-1]:.1f}x",
             f"{row.outcome[-1] / MB:.2f} MB",
         ]
         lines.append("| " + " | ".join(cells) + " |")
