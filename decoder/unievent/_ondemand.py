@@ -495,6 +495,28 @@ class Runs:
         self.took(len(holes), len(values))
         return values
 
+    def templated(
+        self, template: Template, payloads: list[bytes], start: int, counter: int = 0, step: int = 0
+    ) -> list[str]:
+        """The strings of the frames from `start` on that are `template`'s frames (the
+        first's counter `counter`, each next one's `step` more), up to the first that
+        is not."""
+        return self.strings(template.holes_of_run(payloads, start, self.stop(start, len(payloads)), counter, step))
+
+    def fixed(self, payloads: list[bytes], start: int, head: bytes, tail: bytes) -> list[str]:
+        """The strings of the frames from `start` on that are `head`, one JSON string
+        and `tail`, up to the first that is not (a protocol whose hot frame is fixed
+        by the protocol, with no template to learn)."""
+        skip = len(head)
+        cut = len(tail)
+        holes: list[bytes] = []
+        for at in range(start, self.stop(start, len(payloads))):
+            payload = payloads[at]
+            if payload[:skip] != head or payload[-cut:] != tail:
+                break
+            holes.append(payload[skip:-cut])
+        return self.strings(holes)
+
 
 def one_string(hole: bytes) -> str | None:
     """The JSON string `hole` holds (whitespace around it allowed, as orjson reads a

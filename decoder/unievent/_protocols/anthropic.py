@@ -44,7 +44,7 @@ import orjson
 from unievent._events import FinishReason
 from unievent._framing import FRAME_OK, FRAME_OVER
 from unievent._generated import anthropic as M
-from unievent._ondemand import Runs, strings
+from unievent._ondemand import Runs
 from unievent._outcome import ProviderError
 from unievent._session import MachineHandler, Session
 from unievent._shared import error_of, json_text, parse_json, shown
@@ -199,15 +199,7 @@ class Anthropic(MachineHandler):
         head = self.hot_head
         if head is None or not _DELTA_LOOPS[self.state]:  # the table's loop: stay, apply_delta
             return start
-        skip = len(head)
-        holes: list[bytes] = []
-        runs = self.runs
-        for at in range(start, runs.stop(start, len(payloads))):
-            payload = payloads[at]
-            if payload[:skip] != head or payload[-2:] != b"}}":
-                break
-            holes.append(payload[skip:-2])
-        values = runs.strings(holes)
+        values = self.runs.fixed(payloads, start, head, b"}}")
         if values:
             self._take_hot(values)
         return start + len(values)

@@ -44,7 +44,7 @@ from typing import Any, ClassVar, Final
 from unievent._events import FinishReason
 from unievent._framing import FRAME_OK, FRAME_OVER
 from unievent._generated import bedrock_converse as M
-from unievent._ondemand import LETTERS_AND_DIGITS, Runs, interpreted, keeping, one_string, scan_back, strings
+from unievent._ondemand import LETTERS_AND_DIGITS, Runs, interpreted, keeping, one_string, scan_back
 from unievent._outcome import End, ProviderError
 from unievent._protocols.anthropic import REDACTED_THINKING
 from unievent._session import MachineHandler, Session

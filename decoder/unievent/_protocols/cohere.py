@@ -42,7 +42,7 @@ import orjson
 from unievent._events import FinishReason
 from unievent._framing import FRAME_OK, FRAME_OVER
 from unievent._generated import cohere as M
-from unievent._ondemand import Runs, strings
+from unievent._ondemand import Runs
 from unievent._outcome import ProviderError
 from unievent._session import MachineHandler, Session
 from unievent._shared import as_dict, error_of, parse_json, shown, str_or_none
@@ -182,15 +182,7 @@ class Cohere(MachineHandler):
         head = self.hot_head
         if head is None or self.state not in _DELTA_LOOPS:  # the table's loop: stay, apply_delta
             return start
-        skip = len(head)
-        holes: list[bytes] = []
-        runs = self.runs
-        for at in range(start, runs.stop(start, len(payloads))):
-            payload = payloads[at]
-            if payload[:skip] != head or payload[-4:] != b"}}}}":
-                break
-            holes.append(payload[skip:-4])
-        values = runs.strings(holes)
+        values = self.runs.fixed(payloads, start, head, b"}}}}")
         if values:
             if self.kind == _TEXT:
                 self.asm.texts(values)

@@ -38,7 +38,7 @@ from typing import Any, ClassVar, Final
 from unievent._events import FinishReason
 from unievent._framing import FRAME_OK, FRAME_OVER
 from unievent._generated import ollama as M
-from unievent._ondemand import Runs, Template, strings
+from unievent._ondemand import Runs, Template
 from unievent._outcome import ProviderError
 from unievent._session import MachineHandler, Session
 from unievent._shared import json_text, shown
@@ -141,8 +141,7 @@ class Ollama(MachineHandler):
         hot = self.hot
         if hot is None or not _LINE_LOOPS[self.state]:
             return start
-        runs = self.runs
-        values = runs.strings(hot.holes_of_run(payloads, start, runs.stop(start, len(payloads))))
+        values = self.runs.templated(hot, payloads, start)
         if values:
             self._take_hot(values)
         return start + len(values)

@@ -17,7 +17,7 @@ from unievent._framing import FRAME_OK, FRAME_OVER
 from unievent._generated import openai_chat as M
 from unievent._grammar import parse_arguments
 from unievent._jsonscan import Nesting
-from unievent._ondemand import Runs, Template, strings
+from unievent._ondemand import Runs, Template
 from unievent._outcome import ProviderError
 from unievent._session import MachineHandler, Session
 from unievent._shared import error_of, json_text
@@ -206,8 +206,7 @@ class OpenAIChat(MachineHandler):
         # named frames are left to `raw`, which reads an `error` name as an error
         if hot is None or heads is not None or not _CHUNK_LOOPS[self.state]:  # the table's loop: stay, apply_chunk
             return start
-        runs = self.runs
-        values = runs.strings(hot.holes_of_run(payloads, start, runs.stop(start, len(payloads))))
+        values = self.runs.templated(hot, payloads, start)
         n = start + len(values)
         if n > start:
             self.asm.texts(values)

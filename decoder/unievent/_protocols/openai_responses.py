@@ -45,7 +45,7 @@ from typing import Any, ClassVar, Final
 from unievent._events import FinishReason
 from unievent._framing import FRAME_OK, FRAME_OVER
 from unievent._generated import openai_responses as M
-from unievent._ondemand import Runs, Template, strings
+from unievent._ondemand import Runs, Template
 from unievent._outcome import ProviderError
 from unievent._session import MachineHandler, Session
 from unievent._shared import as_dict, as_int, as_list, as_str, code_of, error_of, json_text, shown
@@ -296,8 +296,7 @@ class OpenAIResponses(MachineHandler):
         if hot is None or self.state != self.hot_state or self.item is not self.hot_item:
             return start
         step = 1 if self.hot_counted else 0
-        runs = self.runs
-        values = runs.strings(hot.holes_of_run(payloads, start, runs.stop(start, len(payloads)), self.next_seq, step))
+        values = self.runs.templated(hot, payloads, start, self.next_seq, step)
         if values:
             self.next_seq += step * len(values)
             self._take_hot(values)
