@@ -215,7 +215,7 @@ def count_runs(decoder: RuntimeStreamDecoder) -> list[int]:
 
 
 @pytest.mark.parametrize("protocol", ["openai_chat", "anthropic", "openai_responses", "gemini"])
-def test_a_run_of_hot_frames_is_taken_in_one_call(protocol: str) -> None:
+def test_a_run_of_hot_frames_is_taken_in_a_few_calls(protocol: str) -> None:
     data = getattr(gen, protocol)(400).data
     separator = gen.SEPARATORS.get(protocol, b"\n\n")
     cut = data.find(separator, 8000) + len(separator)  # past the first frames, which the decoder watches
@@ -226,7 +226,7 @@ def test_a_run_of_hot_frames_is_taken_in_one_call(protocol: str) -> None:
     last, outcome = decoder.finish()
     frames = data[cut:].count(b"data: ")
     # (Chat's tool-call fragments are left to the frame-by-frame sink)
-    assert sum(taken) >= 0.75 * frames and max(taken) >= 50, (sum(taken), max(taken), frames)
+    assert sum(taken) >= 0.75 * frames and max(taken) >= 30, (sum(taken), max(taken), frames)
     slow = decode(protocol, [data[:cut], data[cut:]], slow=True)
     assert (events + last, outcome) == slow[:2]
 
@@ -480,7 +480,14 @@ def test_reordered_and_duplicate_keys_of_an_ollama_line_decode_the_same_both_way
     same_both_ways("ollama", [b"\n".join(lines)])
 
 
-def test_a_push_of_ollama_lines_is_taken_in_one_call() -> None:
+def few_calls(taken: list[int], frames: int) -> bool:
+    """Whether a push's `frames` hot frames were taken by the run taker in a few calls:
+    its window follows the last batch it took, and doubles while batches fill it."""
+    calls = [n for n in taken if n]
+    return sum(calls) >= 0.9 * frames and len(calls) <= frames.bit_length() + 2
+
+
+def test_a_push_of_ollama_lines_is_taken_in_a_few_calls() -> None:
     body = ollama_lines(random.Random(8), 300)
     cut = body.find(b"\n", 4000) + 1  # past the first lines, which the decoder watches
     decoder = RuntimeStreamDecoder("ollama", stream_id="s", clock=lambda: 0)
@@ -488,7 +495,7 @@ def test_a_push_of_ollama_lines_is_taken_in_one_call() -> None:
     taken = count_runs(decoder)
     events += decoder.push(body[cut:])
     last, outcome = decoder.finish()
-    assert max(taken) >= 0.9 * body[cut:].count(b"\n"), taken
+    assert few_calls(taken, body[cut:].count(b"\n")), taken
     slow = decode("ollama", [body[:cut], body[cut:]], slow=True)
     assert (events + last, outcome) == slow[:2]
 
@@ -693,7 +700,7 @@ def test_a_chunk_that_breaks_an_invoke_run_decodes_the_same_both_ways(name: str)
 
 
 @pytest.mark.parametrize("protocol", ["bedrock_converse", "bedrock_invoke"])
-def test_a_push_of_bedrock_frames_is_taken_in_one_call(protocol: str) -> None:
+def test_a_push_of_bedrock_frames_is_taken_in_a_few_calls(protocol: str) -> None:
     frames = converse_frames(300) if protocol == "bedrock_converse" else invoke_frames(300)
     decoder = RuntimeStreamDecoder(protocol, stream_id="s", clock=lambda: 0)
     events = decoder.push(b"".join(frames[:20]))  # past the first frames, which the decoder watches
@@ -701,7 +708,7 @@ def test_a_push_of_bedrock_frames_is_taken_in_one_call(protocol: str) -> None:
     events += decoder.push(b"".join(frames[20:]))
     last, outcome = decoder.finish()
     assert outcome.end == "complete"
-    assert max(taken) >= len(frames) - 25, taken
+    assert few_calls(taken, len(frames) - 25), taken
     slow = decode(protocol, [b"".join(frames[:20]), b"".join(frames[20:])], slow=True)
     assert (events + last, outcome) == slow[:2]
 

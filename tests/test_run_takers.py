@@ -299,19 +299,25 @@ def test_mixed_frames_decode_as_the_slow_path_does_in_every_split(protocol: str,
     unievent.validate(slow[0], partial=slow[1].end != "complete")
 
 
-def test_the_window_shrinks_after_waste_and_grows_back() -> None:
+def test_the_window_shrinks_after_waste_and_follows_what_was_taken() -> None:
     runs = Runs()
-    first = runs.window
-    runs.took(10, 3)
-    assert runs.window == 1
+    assert runs.window >= 1 << 10  # a stream that never wastes takes a push's run in one go
+    assert runs.strings([b'"a"', b'"b"', b"null", b'"c"']) == ["a", "b"]
+    assert runs.window == 1  # collected and not taken: one frame next
     for expected in (2, 4, 8):
-        runs.took(runs.window, runs.window)
-        assert runs.window == expected
-    runs.took(3, 3)  # a batch shorter than the window, taken whole: the window stays
-    assert runs.window == 8
-    assert runs.stop(5, 100) == 13 and runs.stop(95, 100) == 100
-    assert runs.examined == 10 + 1 + 2 + 4 + 3
-    assert first >= 1 << 10  # a stream that never wastes takes a push's run in one go
+        batch = runs.window
+        assert runs.strings([b'"x"'] * batch) == ["x"] * batch
+        assert runs.window == expected  # a batch as long as the window doubles it
+    assert runs.strings([b'"x"'] * 3) == ["x"] * 3
+    assert runs.window == 6  # twice the batch taken whole
+    assert runs.strings([]) == [] and runs.window == 6  # nothing collected: no change
+    runs.took(5, 4)  # a handler's own parse that took less than it collected
+    assert runs.window == 1
+    assert runs.examined == 4 + 1 + 2 + 4 + 3 + 5
+    assert runs.fixed([b"H1T", b"H2T", b"X"], 0, b"H", b"T") == [b"1"]  # as far as the window
+    runs.window = 8
+    assert runs.fixed([b"H1T", b"H2T", b"X"], 0, b"H", b"T") == [b"1", b"2"]
+    assert runs.fixed([b"X", b"H2T"], 0, b"H", b"T") == []
 
 
 # --- the four inputs the fuzzer found --------------------------------------------------------

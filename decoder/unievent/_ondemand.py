@@ -192,24 +192,26 @@ class Template:
     def holes_of_run(
         self, payloads: list[bytes], start: int, stop: int, counter: int = 0, step: int = 0
     ) -> list[bytes]:
-        """`hole` of each payload from `start` to `stop`, up to the first that has
-        none; the first's counter is `counter`, each next one's `step` more."""
+        """`hole` of each payload from `start` to `stop` (or the end), up to the first
+        that has none; the first's counter is `counter`, each next one's `step` more.
+        (A slice of the payloads, as long as the window: a loop over indexes would
+        cost more per frame, run as Python source.)"""
         # slices compared, not startswith/endswith: those parse their arguments from a
         # tuple, which costs more than the slice; a counter's digits are compared with
         # the literals around them in one slice
         holes: list[bytes] = []
         head = self.head
         # a run taker is offered every frame the table takes alone: a frame of another
-        # shape is turned away before the template is unpacked for it
-        if start >= stop or payloads[start][: len(head)] != head:
+        # shape is turned away before the template is unpacked for it (and before the
+        # payloads are sliced)
+        if start >= len(payloads) or payloads[start][: len(head)] != head:
             return holes
         head2 = self.head2
         prefix, counted_head, counter_in_head = head, self.counted_head, self.counter_in_head
         tail, tail2, counted_tail, counter_in_tail = self.tail, self.tail2, self.counted_tail, self.counter_in_tail
         tail_size = self.tail_size
         pad, between, between_size, pad_size = self.pad, self.between, self.between_size, self.pad_size
-        for at in range(start, stop):
-            payload = payloads[at]
+        for payload in payloads[start:stop]:
             if counter_in_head:
                 prefix = head + b"%d" % counter + head2 if _COMPILED else counted_head % counter
             begin = len(prefix)
@@ -353,17 +355,19 @@ class ValueTemplate:
     def holes_of_run(
         self, payloads: list[bytes], start: int, stop: int, strings: list[bytes], values: list[bytes]
     ) -> None:
-        """`holes` of each payload from `start` to `stop`, up to the first that has
-        none: the string holes appended to `strings`, the value holes to `values`."""
+        """`holes` of each payload from `start` to `stop` (or the end), up to the first
+        that has none: the string holes appended to `strings`, the value holes to
+        `values`."""
         head = self.head
         first = len(head)
+        if start >= len(payloads) or payloads[start][:first] != head:  # before any slice
+            return
         mid = self.mid
         mid_start = self.mid_start
         size = len(mid)
         tail = self.tail
         last = len(tail)
-        for at in range(start, stop):
-            payload = payloads[at]
+        for payload in payloads[start:stop]:
             end = len(payload) - last
             if payload[:first] != head or payload[end:] != tail:
                 return
@@ -457,17 +461,21 @@ RUN_MOST: Final = 1 << 14
 class Runs:
     """A run taker's window: how many frames it may collect from where it starts.
 
-    The taker collects the holes of at most `stop(...) - start` frames, by their
-    bytes, then parses them (`strings`, or its own parse followed by `took`) and takes
-    the frames up to the first that failed.  What was collected and not taken is
-    wasted work; so a batch not taken whole brings the window down to one frame, and
-    a batch as long as the window taken whole doubles it (up to `RUN_MOST`, where it
-    starts: a stream that never wastes takes each push's run in one go).  A window of
-    w frames is reached again only after w - 1 frames were taken since the waste that
-    shrank it, so the frames collected and not taken never exceed the first window
-    plus twice the frames taken, and no frame is collected more than about
-    log2(RUN_MOST) times: time stays linear for every mix of hot and odd frames.
-    `examined` counts the frames collected (an instrument for the tests).
+    The taker collects the holes of at most `window` frames from where it starts
+    (`payloads[start : start + window]`), by their bytes, parses them (`strings`) and
+    takes the frames up to the first whose hole held no string.  What was collected
+    and not taken is wasted work, so the window follows what was taken: after a batch
+    not taken whole it is one frame; after a batch taken whole, twice that batch (at
+    most `RUN_MOST`, where it starts: a stream of hot frames takes each push's run in
+    one go, and a run as long as the window doubles it).  So a waste never exceeds
+    twice the batch taken before it, the frames collected stay within a constant times
+    the frames, and a frame is collected again only by a window that starts at least a
+    third nearer to it than the last: a few dozen times at most (the log of
+    `RUN_MOST`).  Time is linear for every mix of hot and odd frames.  `examined`
+    counts the frames collected (an instrument for the tests).
+
+    `strings` is one call on the hot path, as the parse it took the place of was: run
+    as Python source, a call costs about what a frame's slices do.
     """
 
     __slots__ = ("examined", "window")
@@ -476,46 +484,71 @@ class Runs:
         self.window = RUN_MOST
         self.examined = 0
 
-    def stop(self, start: int, count: int) -> int:
-        """Where to stop collecting: `count` frames are offered, from `start` on."""
-        stop = start + self.window
-        return stop if stop < count else count
-
     def took(self, collected: int, taken: int) -> None:
-        """Of `collected` frames, the first `taken` were taken: the window follows."""
+        """Of `collected` frames, the first `taken` were taken: the window follows
+        (for a taker whose frames need more than `strings`)."""
         self.examined += collected
         if taken < collected:
             self.window = 1
-        elif collected >= self.window and self.window < RUN_MOST:
-            self.window += self.window
+        else:
+            self.window = min(taken + taken, RUN_MOST)
 
     def strings(self, holes: list[bytes]) -> list[str]:
-        """The strings of a run's holes (`strings`), the window following."""
-        values = strings(holes)
-        self.took(len(holes), len(values))
-        return values
+        """`one_string` of each hole in turn, up to the first that holds no string; the
+        window follows (`took`).
 
-    def templated(
-        self, template: Template, payloads: list[bytes], start: int, counter: int = 0, step: int = 0
-    ) -> list[str]:
-        """The strings of the frames from `start` on that are `template`'s frames (the
-        first's counter `counter`, each next one's `step` more), up to the first that
-        is not."""
-        return self.strings(template.holes_of_run(payloads, start, self.stop(start, len(payloads)), counter, step))
+        The holes of a run are parsed by one `orjson.loads` of the array they form,
+        `[hole\n,hole\n,...]`, which costs half as much as a call per hole.  That array
+        is k strings, for k holes, only when each hole is exactly one string: a raw
+        newline is never inside a JSON string, so each separator's comma lies between
+        elements, and k strings have no other comma between them.  A hole holding no
+        string, or two, fails the array, and then the holes are read one by one.
+        """
+        count = len(holes)
+        if count > 1:
+            try:
+                values = _loads(b"[" + b"\n,".join(holes) + b"]")
+            except _JSONDecodeError:
+                values = None
+            if type(values) is list and len(values) == count and _all_str(values):
+                self.examined += count
+                self.window = min(count + count, RUN_MOST)
+                return values
+        elif not count:  # a frame of another shape: nothing was collected
+            return []
+        # (`took`, written out: run as Python source a call costs more than its body)
+        self.examined += count
+        out: list[str] = []
+        for hole in holes:
+            value = one_string(hole)
+            if value is None:
+                self.window = 1
+                return out
+            out.append(value)
+        self.window = min(count + count, RUN_MOST)
+        return out
 
-    def fixed(self, payloads: list[bytes], start: int, head: bytes, tail: bytes) -> list[str]:
-        """The strings of the frames from `start` on that are `head`, one JSON string
-        and `tail`, up to the first that is not (a protocol whose hot frame is fixed
-        by the protocol, with no template to learn)."""
+    def fixed(self, payloads: list[bytes], start: int, head: bytes, tail: bytes) -> list[bytes]:
+        """The holes of the frames from `start` on (at most a window of them) that are
+        `head`, a hole and `tail`, up to the first that is not (a protocol whose hot
+        frame is fixed by the protocol, with no template to learn); `strings` reads
+        them."""
         skip = len(head)
         cut = len(tail)
         holes: list[bytes] = []
-        for at in range(start, self.stop(start, len(payloads))):
-            payload = payloads[at]
+        if start >= len(payloads) or payloads[start][:skip] != head:
+            return holes
+        for payload in payloads[start : start + self.window]:
             if payload[:skip] != head or payload[-cut:] != tail:
                 break
             holes.append(payload[skip:-cut])
-        return self.strings(holes)
+        return holes
+
+
+def strings(holes: list[bytes]) -> list[str]:
+    """`one_string` of each hole in turn, up to the first that holds no string (see
+    `Runs.strings`, which parses a run's holes at once)."""
+    return Runs().strings(holes)
 
 
 def one_string(hole: bytes) -> str | None:
@@ -526,32 +559,6 @@ def one_string(hole: bytes) -> str | None:
     except _JSONDecodeError:
         return None
     return value if type(value) is str else None
-
-
-def strings(holes: list[bytes]) -> list[str]:
-    """`one_string` of each hole in turn, up to the first that holds no string.
-
-    The holes of a run are parsed by one `orjson.loads` of the array they form,
-    `[hole\n,hole\n,...]`, which costs half as much as a call per hole.  That array
-    is k strings, for k holes, only when each hole is exactly one string: a raw
-    newline is never inside a JSON string, so each separator's comma lies between
-    elements, and k strings have no other comma between them.  A hole holding no
-    string, or two, fails the array, and then the holes are read one by one.
-    """
-    if len(holes) > 1:
-        try:
-            values = _loads(b"[" + b"\n,".join(holes) + b"]")
-        except _JSONDecodeError:
-            values = None
-        if type(values) is list and len(values) == len(holes) and _all_str(values):
-            return values
-    out: list[str] = []
-    for hole in holes:
-        value = one_string(hole)
-        if value is None:
-            break
-        out.append(value)
-    return out
 
 
 def _all_str(values: list[Any]) -> bool:

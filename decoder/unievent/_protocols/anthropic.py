@@ -199,7 +199,8 @@ class Anthropic(MachineHandler):
         head = self.hot_head
         if head is None or not _DELTA_LOOPS[self.state]:  # the table's loop: stay, apply_delta
             return start
-        values = self.runs.fixed(payloads, start, head, b"}}")
+        runs = self.runs
+        values = runs.strings(runs.fixed(payloads, start, head, b"}}"))
         if values:
             self._take_hot(values)
         return start + len(values)

@@ -223,7 +223,7 @@ class BedrockConverse(MachineHandler):
             return start
         holes: list[bytes] = []
         runs = self.runs
-        for at in range(start, runs.stop(start, len(payloads))):
+        for at in range(start, min(len(payloads), start + runs.window)):
             if heads[at] != b"contentBlockDelta":
                 break
             hole = hot_hole(payloads[at], head, closing, padded)

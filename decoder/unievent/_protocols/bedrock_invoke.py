@@ -125,7 +125,7 @@ class BedrockInvoke(MachineHandler):
         skip = len(head)
         bodies: list[bytes] = []
         runs = self.runs
-        for at in range(start, runs.stop(start, len(payloads))):
+        for at in range(start, min(len(payloads), start + runs.window)):
             if heads[at] != b"chunk":
                 break
             hole = hot_hole(payloads[at], _CHUNK_HEAD, b"", _CHUNK_PADDED)

@@ -182,7 +182,8 @@ class Cohere(MachineHandler):
         head = self.hot_head
         if head is None or self.state not in _DELTA_LOOPS:  # the table's loop: stay, apply_delta
             return start
-        values = self.runs.fixed(payloads, start, head, b"}}}}")
+        runs = self.runs
+        values = runs.strings(runs.fixed(payloads, start, head, b"}}}}"))
         if values:
             if self.kind == _TEXT:
                 self.asm.texts(values)

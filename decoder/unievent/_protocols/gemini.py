@@ -50,7 +50,7 @@ import orjson
 from unievent._events import FinishReason
 from unievent._framing import FRAME_OK, FRAME_OVER
 from unievent._generated import gemini as M
-from unievent._ondemand import Runs, ValueTemplate, strings
+from unievent._ondemand import Runs, ValueTemplate
 from unievent._outcome import ProviderError
 from unievent._session import MachineHandler, Session
 from unievent._shared import MAX_DEPTH, code_of, json_text, shown, str_or_none, usage_counts, usage_counts_of_run
@@ -294,10 +294,11 @@ class Gemini(MachineHandler):
         texts: list[bytes] = []
         usages: list[bytes] = []
         runs = self.runs
-        hot.holes_of_run(payloads, start, runs.stop(start, len(payloads)), texts, usages)
-        values = strings(texts)
+        hot.holes_of_run(payloads, start, start + runs.window, texts, usages)
+        values = runs.strings(texts)
         parsed = _usages(usages[: len(values)] if len(values) < len(usages) else usages) if values else []
-        runs.took(len(texts), len(parsed))
+        if len(parsed) < len(values):  # collected and not taken: the window shrinks (see Runs)
+            runs.window = 1
         if parsed:
             self._take(values[: len(parsed)] if len(parsed) < len(values) else values, parsed)
         return start + len(parsed)

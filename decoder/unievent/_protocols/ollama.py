@@ -141,7 +141,8 @@ class Ollama(MachineHandler):
         hot = self.hot
         if hot is None or not _LINE_LOOPS[self.state]:
             return start
-        values = self.runs.templated(hot, payloads, start)
+        runs = self.runs
+        values = runs.strings(hot.holes_of_run(payloads, start, start + runs.window))
         if values:
             self._take_hot(values)
         return start + len(values)

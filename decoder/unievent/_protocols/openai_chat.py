@@ -206,7 +206,8 @@ class OpenAIChat(MachineHandler):
         # named frames are left to `raw`, which reads an `error` name as an error
         if hot is None or heads is not None or not _CHUNK_LOOPS[self.state]:  # the table's loop: stay, apply_chunk
             return start
-        values = self.runs.templated(hot, payloads, start)
+        runs = self.runs
+        values = runs.strings(hot.holes_of_run(payloads, start, start + runs.window))
         n = start + len(values)
         if n > start:
             self.asm.texts(values)

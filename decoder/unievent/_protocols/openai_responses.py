@@ -296,7 +296,8 @@ class OpenAIResponses(MachineHandler):
         if hot is None or self.state != self.hot_state or self.item is not self.hot_item:
             return start
         step = 1 if self.hot_counted else 0
-        values = self.runs.templated(hot, payloads, start, self.next_seq, step)
+        runs = self.runs
+        values = runs.strings(hot.holes_of_run(payloads, start, start + runs.window, self.next_seq, step))
         if values:
             self.next_seq += step * len(values)
             self._take_hot(values)
