@@ -10,7 +10,7 @@ import orjson
 import pytest
 
 import unievent
-from tests.helpers import calls_of, chunk, decode, items_of, sse, text_of, thinking_of
+from tests.helpers import calls_of, chunk, decode, items_of, split_everywhere, sse, text_of, thinking_of
 from unievent import (
     StopEvent,
     TextDelta,
@@ -545,3 +545,51 @@ def test_looks_like_html(body: str, expected: bool) -> None:
 )
 def test_stop_reason_from_openai(reason: str, expected: str) -> None:
     assert unievent.stop_reason_from_openai(reason) == expected
+
+
+# --- refusals (structured outputs) ---------------------------------------------------------------
+
+
+REFUSAL = sse(
+    chunk({"role": "assistant", "content": None, "refusal": ""}),
+    chunk({"refusal": "I can't"}),
+    chunk({"refusal": " help with that."}),
+    chunk({}, finish="stop"),
+    crlf=True,
+)
+
+
+def test_a_refusal_is_visible_text_marked_as_a_refusal() -> None:
+    events, outcome = split_everywhere("openai_chat", REFUSAL)
+    assert outcome.end == "complete" and outcome.finish_reason == "stop"
+    assert outcome.message.items == (unievent.TextDone("I can't help with that.", {"refusal": True}),)
+
+
+def test_text_after_a_refusal_is_an_item_of_its_own() -> None:
+    body = sse(chunk({"refusal": "No."}), chunk({"content": "But"}), chunk({"content": " here."}), chunk({}, finish="stop"))
+    _events, outcome = split_everywhere("openai_chat", body)
+    assert outcome.message.items == (
+        unievent.TextDone("No.", {"refusal": True}),
+        unievent.TextDone("But here."),
+    )
+
+
+def test_a_refusal_is_written_back_and_replayed_as_a_refusal() -> None:
+    events, outcome = split_everywhere("openai_chat", REFUSAL)
+    written = unievent.encode(events, "openai_chat")
+    assert b'"refusal":"I can\'t"' in written and b'"content"' not in written
+    assert split_everywhere("openai_chat", written)[1].message.items == outcome.message.items
+    assert outcome.message.replay("openai_chat").json == {
+        "role": "assistant",
+        "refusal": "I can't help with that.",
+        "content": None,
+    }
+
+
+def test_a_refusal_amid_text_taken_on_demand_decodes_as_the_full_path_does(monkeypatch: pytest.MonkeyPatch) -> None:
+    text = [chunk({"content": f"w{n} "}) for n in range(12)]
+    body = sse(*text, chunk({"refusal": "No."}), *text, chunk({}, finish="stop"))
+    fast = split_everywhere("openai_chat", body)
+    monkeypatch.setenv("UNIEVENT_SLOW_PATH", "1")
+    assert split_everywhere("openai_chat", body) == fast
+    assert [i.fidelity for i in fast[1].message.items] == [None, {"refusal": True}, None]

@@ -135,8 +135,10 @@ def _openai_chat(items: tuple[Any, ...], turn: _Turn) -> Any:
                 block.update({k: kept[k] for k in ("signature", "format") if k in kept})
                 details.append(block)
         elif type(item) is TextDone:
-            turn.keep(item.fidelity, "text")
-            texts.append(item.text)
+            if turn.keep(item.fidelity, "text").get("refusal") is True:
+                message["refusal"] = message.get("refusal", "") + item.text
+            else:
+                texts.append(item.text)
         elif type(item) is ToolCallDone:
             kept = turn.keep(item.fidelity, "tool_call")
             call: dict[str, Any] = {
@@ -238,7 +240,9 @@ REPLAYS: dict[str, tuple[Any, frozenset[str]]] = {
     "anthropic": (_anthropic, frozenset({"signature", "citations"})),
     "openai_chat": (
         _openai_chat,
-        frozenset({"reasoning_field", "signature", "format", "encrypted_content", "reasoning_id", "extra_content"}),
+        frozenset(
+            {"reasoning_field", "signature", "format", "encrypted_content", "reasoning_id", "extra_content", "refusal"}
+        ),
     ),
     "openai_responses": (_openai_responses, frozenset({"encrypted_content", "reasoning_id", "channel", "phase"})),
     "gemini": (_gemini, frozenset({"signature"})),

@@ -380,6 +380,13 @@ def chat_cases() -> None:
          "A choice carrying a whole `message` instead of a `delta` is read like a delta.",
          sse({"choices": [{"index": 0, "message": {"role": "assistant", "content": "whole"}, "finish_reason": "stop"}]}),
          text="whole", end="complete", finish_reason="stop")
+    case(p, "a_refusal_is_text_marked_as_a_refusal",
+         "A `refusal` delta (structured outputs) is visible text whose item carries fidelity `{\"refusal\": true}`; text after it is an item of its own, and finish_reason stays as sent.",
+         sse(chunk({"role": "assistant", "content": None, "refusal": ""}), chunk({"refusal": "No"}), chunk({"refusal": "."}),
+             chunk({"content": "But"}), chunk({}, finish="stop")),
+         items=[TextDelta("No", {"refusal": True}), TextDelta("."), TextDone("No.", {"refusal": True}),
+                TextDelta("But"), TextDone("But")],
+         end="complete", finish_reason="stop")
     no_choices: list[tuple[str, dict[str, Any]]] = [
         ("empty_choices", {"choices": []}),
         ("null_choices", {"choices": None}),

@@ -46,6 +46,7 @@ _LEARN_TRIES: Final = 4  # full-path text chunks from which a template is learne
 
 _RF_CONTENT: Final = {"reasoning_field": "reasoning_content"}
 _RF_REASONING: Final = {"reasoning_field": "reasoning"}
+_REFUSAL: Final = {"refusal": True}
 
 _FINISH_MAP: Final[dict[str, FinishReason]] = {
     "stop": "stop",
@@ -150,6 +151,7 @@ class OpenAIChat(MachineHandler):
         self.learnable: bool | None = None
         self.learnable_call: _Call | None = None
         self.fast_frames = 0
+        self.refusing = False  # the open text item is a refusal
         self.runs = Runs()  # the run taker's window (see _ondemand.Runs)
 
     # --- frames ---------------------------------------------------------------------
@@ -289,7 +291,7 @@ class OpenAIChat(MachineHandler):
             if type(delta) is not dict:
                 return
         content = delta.get("content")
-        if len(delta) == 1 and content and type(content) is str:
+        if len(delta) == 1 and content and type(content) is str and not self.refusing:
             self.asm.text(content)  # most chunks: a bit of text and nothing else
             # a chunk the on-demand path could take: nothing in it but the text
             if not obj.get("usage") and not x_groq and not choice.get("finish_reason"):
@@ -297,6 +299,12 @@ class OpenAIChat(MachineHandler):
             return
         # order within a chunk: reasoning, then text (and its annotations), then tool calls
         self._reasoning(delta)
+        refusal = delta.get("refusal")
+        if refusal and type(refusal) is str:
+            self._refuse(refusal)
+        elif self.refusing and content:  # the answer goes on after its refusal: an item of its own
+            self.refusing = False
+            self.asm.close()
         extra = delta.get("extra_content")
         if type(extra) is dict and extra:
             # the OpenAI-compatible Gemini endpoint: the thought signature of a text answer
@@ -314,6 +322,15 @@ class OpenAIChat(MachineHandler):
             self._tool_calls(tool_calls)
             if len(delta) == 1 and len(tool_calls) == 1 and not obj.get("usage") and not x_groq:
                 self._learnable_fragment(tool_calls[0], choice)
+
+    def _refuse(self, refusal: str) -> None:
+        """Structured outputs' refusal: visible text, its item marked `{"refusal": True}`
+        (the frames of the text template are taken no more: their text is no refusal)."""
+        if not self.refusing:  # the text before it is an item of its own
+            self.refusing = True
+            self.hot = None
+            self.asm.close()
+        self.asm.text(refusal, _REFUSAL)
 
     def _learnable_fragment(self, fragment: Any, choice: dict[str, Any]) -> None:
         """A chunk the on-demand path could take: one arguments fragment of the open

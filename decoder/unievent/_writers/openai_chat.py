@@ -33,7 +33,7 @@ class OpenAIChatWriter(Writer):
     protocol: ClassVar[str] = "openai_chat"
     machine: ClassVar[Any] = M
     carries: ClassVar[frozenset[str]] = frozenset(
-        {"reasoning_field", "signature", "format", "encrypted_content", "reasoning_id", "annotations"}
+        {"reasoning_field", "signature", "format", "encrypted_content", "reasoning_id", "annotations", "refusal"}
     )
 
     def __init__(self, *args: Any) -> None:
@@ -41,6 +41,7 @@ class OpenAIChatWriter(Writer):
         self.calls = -1
         self.field = ""
         self.role_sent = False
+        self.refusing = False  # the open text item is a refusal: its text goes in `refusal`
 
     def _chunk(self, delta: dict[str, Any] | None, finish: str | None = None, **top: Any) -> None:
         options = self.options
@@ -60,7 +61,9 @@ class OpenAIChatWriter(Writer):
         self.write(sse_frame(body))
 
     def open(self, first: DeltaItem) -> None:
-        if type(first) is ThinkingDelta:
+        if type(first) is TextDelta:
+            self.refusing = self.fidelity(first.fidelity).get("refusal") is True
+        elif type(first) is ThinkingDelta:
             field = (first.fidelity or {}).get("reasoning_field")
             # the field it came in; else OpenRouter's reasoning_details, which carry signatures
             self.field = field if field in ("reasoning_content", "reasoning") else ""
@@ -71,7 +74,7 @@ class OpenAIChatWriter(Writer):
         if type(item) is TextDelta:
             annotations = self.fidelity(item.fidelity).get("annotations")
             if item.text or annotations:
-                delta: dict[str, Any] = {"content": item.text} if item.text else {}
+                delta: dict[str, Any] = {"refusal" if self.refusing else "content": item.text} if item.text else {}
                 if annotations:
                     delta["annotations"] = annotations
                 self._chunk(delta)
