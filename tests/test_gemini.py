@@ -345,3 +345,56 @@ def test_recorded_stream(entry: dict[str, Any]) -> None:
         e.data.get("thoughtSignature") for e in outcome.side_events
     }
     assert signatures <= kept
+
+
+# --- enums written as numbers ($alt=json;enum-encoding=int) --------------------------------------
+
+VERTEX = {"createTime": "2026-01-05T10:00:00.123456Z", "modelVersion": "gemini-2.5-flash"}
+
+
+@pytest.mark.parametrize(
+    ("number", "vertex", "native", "finish"),
+    [
+        (1, True, "STOP", "stop"),
+        (1, False, "STOP", "stop"),
+        (2, True, "MAX_TOKENS", "length"),
+        (3, False, "SAFETY", "unknown"),
+        (6, True, "BLOCKLIST", "unknown"),
+        (6, False, "LANGUAGE", "unknown"),
+        (9, True, "MALFORMED_FUNCTION_CALL", "unknown"),
+        (10, False, "MALFORMED_FUNCTION_CALL", "unknown"),
+        (10, True, "MODEL_ARMOR", "unknown"),
+        (17, False, "IMAGE_RECITATION", "unknown"),
+        (99, True, "99", "unknown"),
+    ],
+)
+def test_a_finish_reason_written_as_its_number_ends_the_stream(number: int, vertex: bool, native: str, finish: str) -> None:
+    top = VERTEX if vertex else {}
+    body = array(record([{"text": "Hi"}], **top), {**record([{"text": "!"}], **top), "usageMetadata": usage(3, 2)})
+    body = body[:-2] + b",\n" + orjson.dumps(record([], **top) | {"candidates": [{"content": {"parts": [], "role": "model"}, "finishReason": number, "index": 0}]}, option=orjson.OPT_INDENT_2) + b"\n]"
+    _events, outcome = every_split(body)
+    assert outcome.end == "complete" and outcome.message.items == (TextDone("Hi!"),)
+    assert (outcome.native_finish_reason, outcome.finish_reason) == (native, finish)
+
+
+def test_a_finish_reason_written_as_stop_s_number_after_a_call_is_a_tool_call() -> None:
+    call = {"functionCall": {"name": "weather", "args": {"city": "Oslo"}}}
+    body = array({**record([call], **VERTEX), "candidates": [{"content": {"parts": [call], "role": "model"}, "finishReason": 1, "index": 0}]})
+    _events, outcome = every_split(body)
+    assert (outcome.end, outcome.finish_reason, outcome.native_finish_reason) == ("complete", "tool_call", "STOP")
+
+
+@pytest.mark.parametrize(
+    ("number", "vertex", "name"),
+    [(1, True, "SAFETY"), (4, False, "PROHIBITED_CONTENT"), (5, True, "MODEL_ARMOR"), (5, False, "IMAGE_SAFETY"), (6, True, "JAILBREAK")],
+)
+def test_a_block_reason_written_as_its_number_fails_the_prompt(number: int, vertex: bool, name: str) -> None:
+    blocked = {"promptFeedback": {"blockReason": number}, **(VERTEX if vertex else {"modelVersion": "gemini-2.5-flash"})}
+    _events, outcome = every_split(array(blocked))
+    assert outcome.end == "failed" and outcome.error is not None
+    assert (outcome.error.type, outcome.error.code, outcome.native_finish_reason) == ("prompt_blocked", name, name)
+
+
+def test_a_bool_is_no_enum_number() -> None:
+    body = array({**record([{"text": "Hi"}]), "candidates": [{"content": {"parts": [{"text": "Hi"}], "role": "model"}, "finishReason": True, "index": 0}]})
+    assert run(body)[1].end == "truncated"

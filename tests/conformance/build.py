@@ -1848,6 +1848,11 @@ def gemini_cases() -> None:
          "Text parts are text, thought parts thinking; usage maps to MMSP's meaning; STOP is stop.",
          text_answer, end="complete", text="The answer is 4.", thinking="Let me think", finish_reason="stop",
          native="STOP", usage=Usage(None, 10, 7, 5), model="gemini-3-pro")
+    vertex_int = {"candidates": [{"content": {"parts": [{"text": "ok"}], "role": "model"}, "finishReason": 6, "index": 0}],
+                  "createTime": "2026-01-05T10:00:00Z", "modelVersion": "gemini-2.5-flash"}
+    case(p, "enums_written_as_numbers_are_read_by_their_protobuf_values",
+         "With enum-encoding=int a finishReason is its protobuf number: a record with createTime is Vertex's (6 is BLOCKLIST there, LANGUAGE in the Gemini API); the stream ends complete with the name kept as the native reason.",
+         garray(vertex_int), end="complete", text="ok", finish_reason="unknown", native="BLOCKLIST")
     case(p, "a_signature_on_the_first_text_part_is_that_items_fidelity",
          "A thoughtSignature on a text part is fidelity {signature} of that text item.",
          text_answer, dones=[ThinkingDone("Let me think"), TextDone("The answer is 4.", {"signature": "c2lnLTE="})])

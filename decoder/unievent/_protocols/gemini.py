@@ -34,6 +34,13 @@
 # tool_call when the response made function calls; MAX_TOKENS is length; anything else
 # is unknown, the native value kept.
 #
+# Enums as numbers: with `$alt=json;enum-encoding=int` (what Google's client libraries
+# ask for) `finishReason` and `blockReason` are the numbers of their protobuf enums,
+# read here as the names those numbers stand for.  The two APIs number them apart
+# (Vertex's google.cloud.aiplatform.v1, the Gemini API's
+# google.ai.generativelanguage.v1beta): a record with `createTime` is Vertex's, which
+# the Gemini API never writes.  A number neither enum has is kept as its digits.
+#
 # On demand (see _ondemand.py): a record whose one part is a text or a thought, and
 # nothing else but usage, model and response id, is learned as a template with two
 # holes, the text and the usage; records matching it skip the parse of the record.
@@ -56,7 +63,35 @@ from unievent._session import MachineHandler, Session
 from unievent._shared import MAX_DEPTH, code_of, json_text, shown, str_or_none, usage_counts, usage_counts_of_run
 from unievent._usage_wire import UsageWire
 
-__all__ = ["Gemini", "normalize_gemini_finish"]
+__all__ = ["Gemini", "enum_name", "normalize_gemini_finish"]
+
+# The public protobuf enums, by number (googleapis/googleapis: aiplatform/v1/content.proto
+# and prediction_service.proto; generativelanguage/v1beta/generative_service.proto)
+_VERTEX_FINISH: Final = (
+    "FINISH_REASON_UNSPECIFIED", "STOP", "MAX_TOKENS", "SAFETY", "RECITATION", "OTHER", "BLOCKLIST",
+    "PROHIBITED_CONTENT", "SPII", "MALFORMED_FUNCTION_CALL", "MODEL_ARMOR",
+)  # fmt: skip
+_GEMINI_API_FINISH: Final = (
+    "FINISH_REASON_UNSPECIFIED", "STOP", "MAX_TOKENS", "SAFETY", "RECITATION", "OTHER", "LANGUAGE", "BLOCKLIST",
+    "PROHIBITED_CONTENT", "SPII", "MALFORMED_FUNCTION_CALL", "IMAGE_SAFETY", "UNEXPECTED_TOOL_CALL",
+    "TOO_MANY_TOOL_CALLS", "IMAGE_PROHIBITED_CONTENT", "IMAGE_OTHER", "NO_IMAGE", "IMAGE_RECITATION",
+)  # fmt: skip
+_VERTEX_BLOCKED: Final = (
+    "BLOCKED_REASON_UNSPECIFIED", "SAFETY", "OTHER", "BLOCKLIST", "PROHIBITED_CONTENT", "MODEL_ARMOR", "JAILBREAK",
+)  # fmt: skip
+_GEMINI_API_BLOCKED: Final = (
+    "BLOCK_REASON_UNSPECIFIED", "SAFETY", "OTHER", "BLOCKLIST", "PROHIBITED_CONTENT", "IMAGE_SAFETY",
+)  # fmt: skip
+
+
+def enum_name(value: Any, names: tuple[str, ...]) -> str | None:
+    """An enum field's name: a string as it is, a number (not a bool) as the name it has
+    in `names`, or its digits when it has none; None for anything else or nothing."""
+    if type(value) is str:
+        return value or None
+    if type(value) is int:
+        return names[value] if 0 <= value < len(names) else str(value)
+    return None
 
 _NEXT: Final = M.NEXT
 _DO: Final = M.DO
@@ -255,6 +290,7 @@ class Gemini(MachineHandler):
         self.made_calls = False
         self.streamed: _ArgsText | None = None  # a Vertex call whose arguments are streaming
         self.usage_raw: dict[str, int] = {}
+        self.vertex = False  # a record said it is Vertex's (`createTime`): its enums' numbers
         # on-demand parsing: the learned record, whether its part is a thought, the
         # model and response id it names, how often the full path may still learn one,
         # and whether the last record could teach it
@@ -352,13 +388,15 @@ class Gemini(MachineHandler):
         else:
             candidates = obj.get("candidates")
             first = candidates[0] if type(candidates) is list and candidates else None
+            if "createTime" in obj:
+                self.vertex = True
             if type(first) is dict:
-                reason = first.get("finishReason")
-                symbol = M.SY_FINISH_RECORD if reason and type(reason) is str else M.SY_RECORD
+                reason = enum_name(first.get("finishReason"), _VERTEX_FINISH if self.vertex else _GEMINI_API_FINISH)
+                symbol = M.SY_FINISH_RECORD if reason is not None else M.SY_RECORD
             else:
                 feedback = obj.get("promptFeedback")
-                blocked = type(feedback) is dict and feedback.get("blockReason")
-                symbol = M.SY_BLOCKED if blocked else M.SY_RECORD
+                blocked = enum_name(feedback.get("blockReason"), _VERTEX_BLOCKED) if type(feedback) is dict else None
+                symbol = M.SY_BLOCKED if blocked is not None else M.SY_RECORD
         state = self.state
         dest = _NEXT[state][symbol]
         if dest < 0:
@@ -435,11 +473,12 @@ class Gemini(MachineHandler):
             mmsp["prompt"] = max(raw["prompt_raw"] - (cached or 0), 0)
 
     def _record_finish(self, obj: dict[str, Any]) -> None:
-        self.session.native_finish_reason = obj["candidates"][0]["finishReason"]
+        names = _VERTEX_FINISH if self.vertex else _GEMINI_API_FINISH
+        self.session.native_finish_reason = enum_name(obj["candidates"][0]["finishReason"], names)
 
     def _record_blocked(self, obj: dict[str, Any]) -> None:
         feedback = obj["promptFeedback"]
-        reason = feedback.get("blockReason")
+        reason = enum_name(feedback.get("blockReason"), _VERTEX_BLOCKED if self.vertex else _GEMINI_API_BLOCKED)
         message = feedback.get("blockReasonMessage")
         text = message if type(message) is str and message else f"the prompt was blocked ({shown(reason)})"
         self.session.fail(ProviderError(text, "prompt_blocked", str_or_none(reason), feedback))
