@@ -593,3 +593,79 @@ def test_a_refusal_amid_text_taken_on_demand_decodes_as_the_full_path_does(monke
     monkeypatch.setenv("UNIEVENT_SLOW_PATH", "1")
     assert split_everywhere("openai_chat", body) == fast
     assert [getattr(i, "fidelity", None) for i in fast[1].message.items] == [None, {"refusal": True}, None]
+
+
+# --- n > 1: choices apart ------------------------------------------------------------------------
+
+
+def n_chunk(index: int, delta: dict[str, Any], finish: str | None = None) -> dict[str, Any]:
+    body = chunk(delta, finish)
+    body["choices"][0]["index"] = index
+    return body
+
+
+def two_choices() -> bytes:
+    """n=2 as OpenAI sends it: one choice per chunk, the two interleaved, then usage."""
+    frames = [n_chunk(0, {"role": "assistant", "content": ""}), n_chunk(1, {"role": "assistant", "content": ""})]
+    for word in ("I'm", " unable", " to", " help"):
+        frames += [n_chunk(0, {"content": word}), n_chunk(1, {"content": word.upper()})]
+    frames += [n_chunk(0, {}, "stop"), n_chunk(1, {}, "length")]
+    frames.append(chunk(usage={"prompt_tokens": 5, "completion_tokens": 8, "total_tokens": 13}) | {"choices": []})
+    return sse(*frames, crlf=True)
+
+
+@pytest.mark.parametrize(("choice", "text", "finish"), [(0, "I'm unable to help", "stop"), (1, "I'M UNABLE TO HELP", "length")])
+def test_interleaved_choices_are_never_mixed(choice: int, text: str, finish: str) -> None:
+    _events, outcome = split_everywhere("openai_chat", two_choices(), choice=choice)
+    assert outcome.end == "complete"
+    assert outcome.message.items == (unievent.TextDone(text),)
+    assert outcome.native_finish_reason == finish
+    assert outcome.extras["other_choices"] == [1 - choice]
+    assert {a.kind: a.count for a in outcome.anomalies} == {"other_choices": 6}
+
+
+def test_the_other_choices_are_side_events_tagged_with_their_index() -> None:
+    events, _outcome = split_everywhere("openai_chat", two_choices(), side_events=True)
+    side = [e for e in events if isinstance(e, unievent.SideEvent)]
+    assert {(e.kind, e.phase, e.item_id) for e in side} == {("choice", "delta", "1")}
+    assert "".join(e.data["delta"].get("content") or "" for e in side) == "I'M UNABLE TO HELP"
+
+
+def test_tool_calls_in_two_choices_stay_apart() -> None:
+    def call(index: int, args: str, first: bool) -> dict[str, Any]:
+        fragment: dict[str, Any] = {"index": 0, "function": {"arguments": args}}
+        if first:
+            fragment |= {"id": f"call_{index}", "type": "function", "function": {"name": "weather", "arguments": args}}
+        return n_chunk(index, {"tool_calls": [fragment]})
+
+    frames = []
+    for first, (a, b) in enumerate((('{"city":', '{"city":'), ('"Oslo"}', '"Rome"}'))):
+        frames += [call(0, a, not first), call(1, b, not first)]
+    frames += [n_chunk(0, {}, "tool_calls"), n_chunk(1, {}, "tool_calls")]
+    _events, outcome = split_everywhere("openai_chat", sse(*frames))
+    assert outcome.end == "complete" and outcome.finish_reason == "tool_call"
+    assert calls_of(outcome) == [("weather", "call_0", {"city": "Oslo"})]
+
+
+def test_a_chunk_carrying_several_choices_is_read_the_same() -> None:
+    both = [{"index": 1, "delta": {"content": "B"}, "finish_reason": None}, {"index": 0, "delta": {"content": "A"}, "finish_reason": None}]
+    ends = [{"index": 0, "delta": {}, "finish_reason": "stop"}, {"index": 1, "delta": {}, "finish_reason": "stop"}]
+    body = sse({"choices": both}, {"choices": both}, {"choices": ends})
+    for choice, text in ((0, "AA"), (1, "BB")):
+        _events, outcome = split_everywhere("openai_chat", body, choice=choice)
+        assert unievent.TextDone(text) in outcome.message.items and len(outcome.message.items) == 1
+        assert outcome.extras["other_choices"] == [1 - choice]
+
+
+def test_choices_apart_decode_as_the_full_path_does(monkeypatch: pytest.MonkeyPatch) -> None:
+    body = two_choices()
+    body = body.replace(b"data: [DONE]", b"".join(sse(n_chunk(0, {"content": f" w{n}"}), done=False) for n in range(20)) + b"data: [DONE]")
+    fast = split_everywhere("openai_chat", body)
+    monkeypatch.setenv("UNIEVENT_SLOW_PATH", "1")
+    assert split_everywhere("openai_chat", body) == fast
+
+
+def test_a_choice_is_an_index() -> None:
+    for wrong in (-1, "1", 1.0, True):
+        with pytest.raises(unievent.DecoderUsageError):
+            unievent.StreamDecoder("openai_chat", choice=wrong)  # type: ignore[call-overload]

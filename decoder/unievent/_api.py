@@ -48,6 +48,7 @@ class Options(TypedDict, total=False):
     strict_arguments: bool
     max_frame: int
     max_retained: int
+    choice: int
     framing: Framing | None
     content_type: str | None
     url: str | None

@@ -174,6 +174,13 @@ def build_parser() -> argparse.ArgumentParser:
         help='also print provider-side activity (jsonl: {"side_event": {...}} lines)',
     )
     decode.add_argument(
+        "--choice",
+        type=int,
+        default=0,
+        metavar="N",
+        help="with n > 1 Chat Completions choices: decode the choice of index N (default: 0)",
+    )
+    decode.add_argument(
         "--chunk-size",
         type=_positive_int,
         default=DEFAULT_CHUNK_SIZE,
@@ -345,7 +352,11 @@ def _run_decode(args: argparse.Namespace) -> int:
     prog = "unievent decode"
     try:
         decoder = StreamDecoder(
-            args.protocol, side_events=args.side_events, content_type=args.content_type, url=args.url
+            args.protocol,
+            side_events=args.side_events,
+            content_type=args.content_type,
+            url=args.url,
+            choice=args.choice,
         )
     except ValueError as exc:
         raise _UsageError(prog, str(exc)) from None

@@ -77,7 +77,7 @@ class StreamDecoder:
     """Decode one streamed response: bytes in, UniEvents out, then an Outcome.
 
     ``StreamDecoder(protocol, stream_id=None, clock=None, strict_arguments=True,
-    side_events=False, max_frame=16 MiB, max_retained=10_000)``
+    side_events=False, max_frame=16 MiB, max_retained=10_000, choice=0)``
 
     - `protocol`: one of the names in `unievent.PROTOCOLS` (``"openai_chat"``,
       ``"anthropic"``, ``"openai_responses"``, ...), or ``"auto"``.  Frames that never
@@ -96,6 +96,10 @@ class StreamDecoder:
     - `max_retained`: cap on the side events the outcome keeps (side-channel deltas
       are never kept: a side block's done carries what they assembled).  Reaching it
       is recorded as the anomaly ``retention_cap``.
+    - `choice`: which of several choices a Chat Completions response streams (``n`` > 1:
+      `choices[].index`) is decoded; the others are never mixed in (anomaly
+      ``other_choices``, their indexes in ``extras["other_choices"]``, their entries as
+      side events ``choice`` when `side_events` is true).
     - `framing`: ``"sse"``, ``"json_array"``, ``"json_body"``, ``"ndjson"`` or
       ``"aws_eventstream"``: for a protocol whose body comes in more than one framing
       (``gemini``: SSE or a JSON array), force one; by default the content type when
@@ -126,7 +130,10 @@ class StreamDecoder:
         framing: str | None = None,
         content_type: str | None = None,
         url: str | None = None,
+        choice: int = 0,
     ) -> None:
+        if type(choice) is not int or choice < 0:
+            raise DecoderUsageError(f"choice is a choice's index, an int from 0, not {choice!r}")
         chosen: str | None = protocol
         self.detected_by: str | None = None
         if protocol == "auto":
@@ -145,7 +152,7 @@ class StreamDecoder:
         self.protocol = chosen or "auto"
         self.stream_id = stream_id if stream_id is not None else uuid.uuid4().hex[:16]
         self.clock: Clock = clock or _now_ms
-        self.session = Session(self.protocol, self.stream_id, strict_arguments, side_events, max_retained)
+        self.session = Session(self.protocol, self.stream_id, strict_arguments, side_events, max_retained, choice)
         self.asm = self.session.asm
         self.spec: ProtocolSpec | None = None
         self.handler: Handler = Undetected()

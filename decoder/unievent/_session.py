@@ -34,6 +34,7 @@ class Session:
     __slots__ = (
         "anomalies",
         "asm",
+        "choice",
         "error",
         "extras",
         "max_retained",
@@ -54,8 +55,10 @@ class Session:
         strict_arguments: bool = True,
         side_events_inline: bool = False,
         max_retained: int = DEFAULT_MAX_RETAINED,
+        choice: int = 0,
     ) -> None:
         self.protocol = protocol
+        self.choice = choice  # the choice (`choices[].index`) decoded where a response has several
         self.stream_id = stream_id
         self.anomalies = Anomalies()
         self.asm = Assembler([], strict_arguments, self.anomalies)

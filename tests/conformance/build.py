@@ -373,9 +373,14 @@ def chat_cases() -> None:
          cut_after(body, (b'"Hel"', 2), (b"data: {", 3), (b'"lo"}', 0), (b"\n\ndata: [DONE]", 1)),
          items=[TextDelta("Hel"), TextDelta("lo"), TextDone("Hello")], end="complete")
     case(p, "only_the_first_choice_is_read",
-         "Only the first choice of a chunk is read; other choices are ignored.",
+         "Only the choice of index 0 is read (the option `choice` picks another); the others are never mixed in: counted as the anomaly other_choices, their indexes in extras.",
          sse({"choices": [{"index": 0, "delta": {"content": "a"}}, {"index": 1, "delta": {"content": "b"}}]}),
          text="a", end="complete")
+    interleaved = [{"choices": [{"index": i % 2, "delta": {"content": w}, "finish_reason": None}]} for i, w in enumerate(["a", "A", "b", "B"])]
+    case(p, "interleaved_choices_are_never_mixed",
+         "With n=2 the chunks of choices 0 and 1 interleave, one choice a chunk: choice 0 is decoded alone and its finish_reason ends the stream.",
+         sse(*interleaved, {"choices": [{"index": 1, "delta": {}, "finish_reason": "length"}]}, {"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]}),
+         text="ab", end="complete", finish_reason="stop", native="stop")
     case(p, "a_whole_message_instead_of_a_delta_is_read",
          "A choice carrying a whole `message` instead of a `delta` is read like a delta.",
          sse({"choices": [{"index": 0, "message": {"role": "assistant", "content": "whole"}, "finish_reason": "stop"}]}),

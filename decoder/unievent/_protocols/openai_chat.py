@@ -126,6 +126,12 @@ class _Call:
         return self.parsed
 
 
+def _alone(obj: dict[str, Any], choice: dict[str, Any]) -> bool:
+    """Whether `choice` is the chunk's only entry of `choices`."""
+    choices = obj.get("choices")
+    return type(choices) is list and len(choices) == 1 and choices[0] is choice
+
+
 class OpenAIChat(MachineHandler):
     """Protocol handler for `openai_chat` (see StreamDecoder)."""
 
@@ -152,6 +158,7 @@ class OpenAIChat(MachineHandler):
         self.learnable_call: _Call | None = None
         self.fast_frames = 0
         self.refusing = False  # the open text item is a refusal
+        self.choice = session.choice  # which of n choices is read
         self.runs = Runs()  # the run taker's window (see _ondemand.Runs)
 
     # --- frames ---------------------------------------------------------------------
@@ -229,8 +236,10 @@ class OpenAIChat(MachineHandler):
     def frame(self, event: str | None, obj: dict[str, Any]) -> bool:
         if obj.get("error") is not None or event == "error":
             return self._fire(M.SY_ERROR, obj, None, event)
-        choices = obj.get("choices")
+        choices: Any = obj.get("choices")
         choice = choices[0] if type(choices) is list and choices else None
+        if type(choice) is dict and (len(choices) > 1 or choice.get("index", 0) != self.choice):  # n > 1
+            choice = self._chosen(choices)
         if type(choice) is dict:
             finish = choice.get("finish_reason")
             symbol = _SY_FINISH_CHUNK if finish and type(finish) is str else _SY_CHUNK
@@ -248,6 +257,28 @@ class OpenAIChat(MachineHandler):
 
     def done_sentinel(self) -> bool:
         return self._fire(M.SY_DONE_SENTINEL, {}, None, None)
+
+    def _chosen(self, choices: list[Any]) -> dict[str, Any] | None:
+        """The entry of the choice this decoder reads (`choices[].index`, else its
+        position); the others are counted, and kept as side events, never mixed in."""
+        chosen = None
+        for position, entry in enumerate(choices):
+            index = entry.get("index") if type(entry) is dict else None
+            if type(index) is not int:
+                index = position
+            if index == self.choice:
+                chosen = entry if chosen is None else chosen
+                continue
+            others = self.session.extras.setdefault("other_choices", [])
+            if index in others:
+                self.session.note("other_choices")
+            else:
+                others.append(index)
+                others.sort()
+                self.session.note("other_choices", f"choice {index} (this decoder reads choice {self.choice})")
+            if type(entry) is dict:
+                self.session.side_event("choice", "delta", str(index), entry)
+        return chosen
 
     def _fire(self, symbol: int, obj: dict[str, Any], choice: dict[str, Any] | None, event: str | None) -> bool:
         state = self.state
@@ -293,8 +324,9 @@ class OpenAIChat(MachineHandler):
         content = delta.get("content")
         if len(delta) == 1 and content and type(content) is str and not self.refusing:
             self.asm.text(content)  # most chunks: a bit of text and nothing else
-            # a chunk the on-demand path could take: nothing in it but the text
-            if not obj.get("usage") and not x_groq and not choice.get("finish_reason"):
+            # a chunk the on-demand path could take: nothing in it but the text (of the
+            # one choice it carries: a template's path is that of the first)
+            if not obj.get("usage") and not x_groq and not choice.get("finish_reason") and _alone(obj, choice):
                 self.learnable = True
             return
         # order within a chunk: reasoning, then text (and its annotations), then tool calls
@@ -320,7 +352,7 @@ class OpenAIChat(MachineHandler):
         tool_calls = delta.get("tool_calls")
         if tool_calls and type(tool_calls) is list:
             self._tool_calls(tool_calls)
-            if len(delta) == 1 and len(tool_calls) == 1 and not obj.get("usage") and not x_groq:
+            if len(delta) == 1 and len(tool_calls) == 1 and not obj.get("usage") and not x_groq and _alone(obj, choice):
                 self._learnable_fragment(tool_calls[0], choice)
 
     def _refuse(self, refusal: str) -> None:
