@@ -19,6 +19,12 @@ Inputs are frames classified by the decoder from `data.type` (else the `event:` 
   such an item;
 - `new_index`: an item event whose `output_index` is above the open item's: the open
   item was left open (its `output_item.done` never came);
+- `late_event`: an event that names an earlier item (its `output_index` below the open
+  or last item's) and changes no content already done: progress and completion of
+  built-in items (`response.*_call.*`, `response.mcp_*`, `*.completed`,
+  `*.in_progress`, `*.searching`), content parts, annotations, a repeated
+  `output_item.done`; a delta or a done of text, reasoning or arguments for an earlier
+  item would change what is done, and stays a contradiction;
 - `item_info`: an unknown event type that names an item (`output_index` / `item_id`):
   kept on the side channel; `mirobody_call` / `mirobody_result`: Mirobody's
   `response.mirobody_tool_call` / `response.mirobody_tool_result`;
@@ -34,7 +40,8 @@ no `output_item.added` imply the item (`imply_*`; this is also how a resumed str
 closes it late), and a stream may lack `response.created`.  Only a contradiction ends
 the stream `failed` with a `protocol_error` naming state and symbol: any pair not
 declared here, an event for an item that already closed, an `output_index` that goes
-back.  Unknown event types that name no item (keepalives, gateway frames) never reach
+back (an earlier item's event that changes nothing done is `late_event`, a side event
+and an aggregated anomaly).  Unknown event types that name no item (keepalives, gateway frames) never reach
 the machine.  `completed` / `incomplete` make the stream complete; `failed` or an
 `error` event make it failed (an `error` is normally followed by `response.failed`,
 which is read: `errored` waits for it); `[DONE]` before either, or no terminal event
@@ -78,6 +85,7 @@ SYMBOLS = [
     "late_reasoning",
     "late_reasoning_done",
     "new_index",
+    "late_event",
     "item_info",
     "mirobody_call",
     "mirobody_result",
@@ -118,6 +126,8 @@ ACTIONS = {
     "late_reasoning": "an event of a reasoning item left open: its text is kept for its done",
     "finish_late_reasoning": "the late reasoning item's done: its text and fidelity, kept",
     "item_info": "an unknown event about an item: a side event (info)",
+    "late_event": "an event for an earlier item that changes nothing done: a side event (info) of that item, "
+    "noted as late_event",
     "mirobody_call": "a Mirobody tool step starts: a side event, remembered by id",
     "mirobody_result": "a Mirobody tool step's result: matched to its call, a side event",
     "close_open_item": "the terminal event arrived with an item open: close it from the final output",
@@ -198,6 +208,8 @@ TRANSITIONS = [
     {"trigger": "late_reasoning_done", "source": ["between", *_ITEMS], "dest": "=", "after": ["finish_late_reasoning"]},
     # side channel, anywhere before the end
     {"trigger": "item_info", "source": _OPEN, "dest": "=", "after": ["item_info"]},
+    # lenient: built-in items report progress and completion after later items began
+    {"trigger": "late_event", "source": ["between", *_ITEMS], "dest": "=", "after": ["late_event"]},
     {"trigger": "mirobody_call", "source": _OPEN, "dest": "=", "after": ["mirobody_call"]},
     {"trigger": "mirobody_result", "source": _OPEN, "dest": "=", "after": ["mirobody_result"]},
     # the end

@@ -942,3 +942,72 @@ def test_a_refusal_is_kept_in_extras_however_it_arrives(how: str) -> None:
     _, outcome = decode(sse(created(), *body, completed()))
     assert outcome.message.items == (TextDone("No."),)
     assert outcome.extras["refusals"] == ["No."]
+
+
+# --- late events: an earlier item's progress after a later item began ---------------------------
+
+
+def mcp_list(index: int, item_id: str) -> dict[str, Any]:
+    return {"id": item_id, "type": "mcp_list_tools", "server_label": f"s{index}", "tools": []}
+
+
+def late_mcp_stream(text_event: dict[str, Any] | None = None) -> bytes:
+    """MCP list-tools items as OpenAI streams them: each added, then the completion of
+    an earlier one after a later one was added, then the answer."""
+    frames: list[dict[str, Any]] = [created(), in_progress()]
+    for index in range(2):
+        frames.append(added(index, mcp_list(index, f"mcpl_{index}")))
+        frames.append({"type": "response.mcp_list_tools.in_progress", "output_index": index, "item_id": f"mcpl_{index}"})
+    for index in range(2):
+        frames.append({"type": "response.mcp_list_tools.completed", "output_index": index, "item_id": f"mcpl_{index}"})
+        frames.append(item_done(index, {**mcp_list(index, f"mcpl_{index}"), "tools": [{"name": f"t{index}"}]}))
+    frames += message(2, "The tools are t0 and t1.", "msg_2")
+    if text_event is not None:
+        frames.append(text_event)
+    frames.append(completed())
+    return sse(*frames)
+
+
+def split_everywhere(body: bytes) -> tuple[list[Any], Outcome]:
+    """`decode` of the body whole, cut at every byte and byte by byte: one result."""
+    whole = decode(body)
+    for cut in range(1, len(body)):
+        assert decode(body, [body[:cut], body[cut:]]) == whole, f"cut at {cut}"
+    assert decode(body, [body[i : i + 1] for i in range(len(body))]) == whole
+    return whole
+
+
+def test_an_earlier_built_in_item_s_completion_is_a_late_side_event() -> None:
+    events, outcome = split_everywhere(late_mcp_stream())
+    assert outcome.end == "complete" and outcome.finish_reason == "stop"
+    assert outcome.message.items == (TextDone("The tools are t0 and t1."),)
+    kinds = {a.kind: a.count for a in outcome.anomalies}
+    assert kinds["late_event"] >= 2
+    late = [e for e in events if isinstance(e, SideEvent) and e.kind == "mcp_list_tools.completed"]
+    assert [e.item_id for e in late] == ["mcpl_0"]  # item 1's completion came while it was open
+
+
+def test_more_text_for_a_closed_text_item_is_a_contradiction() -> None:
+    more = {"type": "response.output_text.delta", "item_id": "msg_2", "output_index": 2, "content_index": 0, "delta": "!"}
+    body = late_mcp_stream().replace(b"event: response.completed", sse(more, first_seq=None).rstrip(b"\n") + b"\n\nevent: response.completed")
+    _events, outcome = split_everywhere(body)
+    assert outcome.end == "failed" and outcome.error is not None and outcome.error.type == "protocol_error"
+    assert outcome.message.items == (TextDone("The tools are t0 and t1."),)  # what was assembled is kept
+
+
+@pytest.mark.parametrize("open_kind", ["between", "reasoning", "message", "function_call", "builtin"])
+def test_a_late_event_is_read_whatever_item_is_open(open_kind: str) -> None:
+    opened: dict[str, dict[str, Any]] = {
+        "reasoning": {"id": "rs_1", "type": "reasoning", "summary": []},
+        "message": {"id": "msg_1", "type": "message", "role": "assistant", "status": "in_progress", "content": []},
+        "function_call": {"id": "fc_1", "type": "function_call", "call_id": "call_1", "name": "f", "arguments": ""},
+        "builtin": {"id": "ws_1", "type": "web_search_call", "status": "in_progress"},
+    }
+    frames = [created(), added(0, mcp_list(0, "mcpl_0")), item_done(0, mcp_list(0, "mcpl_0"))]
+    if open_kind != "between":
+        frames.append(added(1, opened[open_kind]))
+    frames.append({"type": "response.mcp_list_tools.completed", "output_index": 0, "item_id": "mcpl_0"})
+    frames.append(completed())
+    _events, outcome = split_everywhere(sse(*frames))
+    assert outcome.end == "complete"
+    assert {a.kind: a.count for a in outcome.anomalies}["late_event"] == 1

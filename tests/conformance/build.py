@@ -1433,6 +1433,18 @@ def mirobody_stream() -> bytes:
 def responses_cases() -> None:
     p = RESPONSES
     side = {"side_events": True}
+    mcp = [{"id": f"mcpl_{i}", "type": "mcp_list_tools", "server_label": f"s{i}", "tools": []} for i in range(2)]
+    case(p, "an_earlier_built_in_item_s_completion_is_a_late_event",
+         "A built-in item's completion that arrives after a later item began (MCP list-tools items stream so) changes nothing done: a side event of that item and the anomaly late_event, never a failure.",
+         rsse(created(), added(0, mcp[0]), added(1, mcp[1]),
+              {"type": "response.mcp_list_tools.completed", "output_index": 0, "item_id": "mcpl_0"},
+              item_done(1, mcp[1]), *message(2, "ok", "msg_2"), completed()),
+         side, end="complete", text="ok", anomalies={"item_left_open": 1, "late_event": 1})
+    late_text = {"type": "response.output_text.delta", "item_id": "msg_1", "output_index": 0, "content_index": 0, "delta": "!"}
+    case(p, "more_text_for_a_closed_text_item_is_a_contradiction",
+         "A text delta for an item that already closed would change done content: the stream fails with a protocol error, and what was assembled is kept.",
+         rsse(created(), *message(0, "done"), added(1, mcp[0]), late_text, completed()),
+         end="failed", text="done")
     # --- text, usage, model
     case(p, "a_text_stream_maps_to_text_items_usage_and_stop",
          "A message item's output_text deltas are one text group; response.completed makes it complete (native completed) with usage in MMSP meaning, the model and extras response_id.",

@@ -150,6 +150,8 @@ _LATE: Final = {
     M.SY_THINKING_DONE: M.SY_LATE_REASONING,
     M.SY_ITEM_DONE: M.SY_LATE_REASONING_DONE,
 }
+# events that change nothing done when they name an earlier item: late, not contradictory
+_LATE_OK: Final = frozenset((M.SY_PART, M.SY_ANNOTATION, M.SY_BUILTIN_EVENT, M.SY_ITEM_DONE))
 _DELTA_PATH: Final = ("delta",)
 _LEARN_TRIES: Final = 4  # failed attempts to learn a template, per item, before giving up
 _MIROBODY_CUT: Final = 4096  # Mirobody cuts streamed tool results at this many characters
@@ -365,7 +367,7 @@ class OpenAIResponses(MachineHandler):
             return _LATE[symbol]
         last = self.last_index
         if last is not None and index <= last:
-            return -1
+            return M.SY_LATE_EVENT if symbol in _LATE_OK else -1
         if item is not None and item.index is not None:
             return M.SY_NEW_INDEX
         return symbol
@@ -398,7 +400,10 @@ class OpenAIResponses(MachineHandler):
             symbol = M.SY_BUILTIN_EVENT
             index = obj.get("output_index")
             item = self.item
-            if type(index) is int and item is not None and item.index is not None and index != item.index:
+            last = self.last_index
+            if type(index) is int and last is not None and index <= last and (item is None or index != item.index):
+                symbol = M.SY_LATE_EVENT  # progress or completion of an earlier built-in item
+            elif type(index) is int and item is not None and item.index is not None and index != item.index:
                 return self._violation(etype, f"output_index {index} while output item {item.index} is open")
         elif "output_index" in obj or "item_id" in obj:
             symbol = M.SY_ITEM_INFO
@@ -674,6 +679,12 @@ class OpenAIResponses(MachineHandler):
         item = self.item
         assert item is not None
         self.session.side_event(item.kind, "delta", item.id, obj)
+
+    def _a_late_event(self, obj: dict[str, Any]) -> None:
+        index = obj.get("output_index")
+        self.session.note("late_event", f"{self.etype} for output item {index}, after a later item began")
+        kind = self.etype.removeprefix("response.")
+        self.session.side_event(kind, "info", _str(obj.get("item_id")) or None, obj)
 
     def _a_item_info(self, obj: dict[str, Any]) -> None:
         self.session.side_event(self.etype.removeprefix("response."), "info", _str(obj.get("item_id")) or None, obj)
