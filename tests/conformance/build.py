@@ -576,9 +576,9 @@ def chat_cases() -> None:
          shape=["thinking.delta", "thinking.done", "text.delta", "text.done", "tool_call.delta"])
 
     # --- usage
-    usage = {"prompt_tokens": 100, "completion_tokens": 50, "prompt_tokens_details": {"cached_tokens": 30}, "completion_tokens_details": {"reasoning_tokens": 20}}
+    usage = {"prompt_tokens": 100, "completion_tokens": 50, "total_tokens": 150, "prompt_tokens_details": {"cached_tokens": 30}, "completion_tokens_details": {"reasoning_tokens": 20}}
     case(p, "usage_follows_mmsp_meaning",
-         "Usage in MMSP meaning: prompt excludes cache reads, response excludes reasoning; the stop event carries it.",
+         "Usage in MMSP meaning: prompt excludes cache reads, response excludes reasoning (total = prompt + completion: the reasoning is inside completion_tokens, as OpenAI counts); the stop event carries it.",
          sse(chunk({"content": "a"}, finish="stop"), {"choices": [], "usage": usage}),
          usage=Usage(cached_tokens=30, prompt_tokens=70, thoughts_tokens=20, response_tokens=30))
     case(p, "usage_overwrites_and_a_zero_never_erases_a_count",
@@ -598,9 +598,17 @@ def chat_cases() -> None:
          sse(chunk({"content": "a"}), {"choices": [], "usage": {"prompt_tokens": 1, "completion_tokens": 1}}, done=False),
          end="truncated", usage=Usage(None, 1, None, 1))
     case(p, "a_completion_count_smaller_than_the_reasoning_is_the_response",
-         "When completion_tokens is smaller than reasoning_tokens (a gateway that counts them apart), the response count is completion_tokens as given.",
+         "With no total_tokens to tell, a completion_tokens smaller than reasoning_tokens (a gateway that counts them apart) is the response count as given, and the anomaly usage_rule_assumed says so.",
          sse(chunk({"content": "a"}, finish="stop"), {"choices": [], "usage": {"prompt_tokens": 10, "completion_tokens": 5, "completion_tokens_details": {"reasoning_tokens": 8}}}),
-         usage=Usage(None, 10, 8, 5))
+         usage=Usage(None, 10, 8, 5), anomalies={"usage_rule_assumed": 1})
+    case(p, "the_total_tells_that_reasoning_is_outside_completion_tokens",
+         "xAI and some gateways count reasoning apart: total = prompt + completion + reasoning says so, and the response count is completion_tokens as given, even when it is larger than the reasoning.",
+         sse(chunk({"content": "a"}, finish="stop"), {"choices": [], "usage": {"prompt_tokens": 288, "completion_tokens": 327, "total_tokens": 928, "completion_tokens_details": {"reasoning_tokens": 313}}}),
+         usage=Usage(None, 288, 313, 327), anomalies={})
+    case(p, "the_total_tells_that_reasoning_is_inside_completion_tokens",
+         "OpenAI counts reasoning inside completion_tokens: total = prompt + completion says so, and the response count is completion - reasoning.",
+         sse(chunk({"content": "a"}, finish="stop"), {"choices": [], "usage": {"prompt_tokens": 288, "completion_tokens": 340, "total_tokens": 628, "completion_tokens_details": {"reasoning_tokens": 313}}}),
+         usage=Usage(None, 288, 313, 27), anomalies={})
 
     # --- errors
     errors: list[tuple[str, dict[str, Any], tuple[str, str | None, int | None]]] = [

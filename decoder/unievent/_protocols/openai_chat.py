@@ -469,9 +469,32 @@ class OpenAIChat(MachineHandler):
         if "prompt_raw" in raw:
             raw["prompt"] = raw["prompt_raw"] - raw.get("cached", 0)
         if "completion_raw" in raw:
-            response = raw["completion_raw"] - raw.get("thoughts", 0)
-            # some gateways count completion without the reasoning
-            raw["response"] = response if response >= 0 else raw["completion_raw"]
+            raw["response"] = self._response_tokens(raw, usage.get("total_tokens"))
+
+    def _response_tokens(self, raw: dict[str, int], total: Any) -> int:
+        """completion_tokens without the reasoning: OpenAI counts the reasoning in
+        completion_tokens, xAI and some gateways do not.  The body's own arithmetic
+        decides (total = prompt + completion: included; total = prompt + completion +
+        reasoning: excluded); when it cannot tell, the reasoning is taken as included
+        unless that leaves less than nothing, and the anomaly `usage_rule_assumed` says
+        which rule was taken."""
+        completion = raw["completion_raw"]
+        reasoning = raw.get("thoughts", 0)
+        if not reasoning:
+            return completion
+        prompt = raw.get("prompt_raw")
+        if type(total) is int and prompt is not None:
+            if prompt + completion == total:
+                return completion - reasoning
+            if prompt + completion + reasoning == total:
+                return completion
+        included = completion >= reasoning
+        rule = "included in" if included else "excluded from"
+        self.session.note(
+            "usage_rule_assumed",
+            f"total_tokens does not tell whether reasoning_tokens are in completion_tokens: taken as {rule} them",
+        )
+        return completion - reasoning if included else completion
 
     # --- tool calls -----------------------------------------------------------------
 
