@@ -398,3 +398,32 @@ def test_a_block_reason_written_as_its_number_fails_the_prompt(number: int, vert
 def test_a_bool_is_no_enum_number() -> None:
     body = array({**record([{"text": "Hi"}]), "candidates": [{"content": {"parts": [{"text": "Hi"}], "role": "model"}, "finishReason": True, "index": 0}]})
     assert run(body)[1].end == "truncated"
+
+
+# --- usage: the last usage object, as a whole -----------------------------------------------------
+
+
+def test_the_last_usage_object_replaces_the_earlier_ones_as_a_whole() -> None:
+    # with grounding the counts restart, and the last record omits candidatesTokenCount
+    first = {**record([{"text": "Searching"}]), "usageMetadata": usage(9, 4, thoughts=30)}
+    last = {**record([{"text": " done."}], "STOP"), "usageMetadata": {"promptTokenCount": 87, "totalTokenCount": 87}}
+    _events, outcome = every_split(sse(first, last))
+    assert outcome.usage == Usage(cached_tokens=None, prompt_tokens=87, thoughts_tokens=None, response_tokens=None)
+
+
+def test_a_usage_object_without_counts_changes_nothing() -> None:
+    first = {**record([{"text": "Hi"}]), "usageMetadata": usage(9, 4)}
+    last = {**record([{"text": "!"}], "STOP"), "usageMetadata": {"trafficType": "ON_DEMAND"}}
+    _events, outcome = every_split(sse(first, last))
+    assert outcome.usage == Usage(cached_tokens=None, prompt_tokens=9, thoughts_tokens=None, response_tokens=4)
+
+
+def test_a_run_of_records_taken_on_demand_keeps_the_last_usage_as_a_whole(monkeypatch: pytest.MonkeyPatch) -> None:
+    records = [{**record([{"text": f"w{n} "}]), "usageMetadata": usage(9, n + 1, thoughts=5)} for n in range(20)]
+    records.append({**record([{"text": "end"}]), "usageMetadata": {"promptTokenCount": 12, "totalTokenCount": 12}})
+    records += [{**record([{"text": f"v{n} "}]), "usageMetadata": {"promptTokenCount": 12}} for n in range(20)]
+    records.append(record([], "STOP"))
+    fast = every_split(sse(*records))
+    assert fast[1].usage == Usage(cached_tokens=None, prompt_tokens=12, thoughts_tokens=None, response_tokens=None)
+    monkeypatch.setenv("UNIEVENT_SLOW_PATH", "1")
+    assert every_split(sse(*records)) == fast

@@ -352,26 +352,6 @@ COUNT_VALUES: st.SearchStrategy[Any] = st.one_of(st.integers(-2, 5), st.sampled_
 
 
 @settings(max_examples=400, deadline=None)
-@given(
-    st.sampled_from(["gemini", "openai_chat"]),
-    st.lists(
-        st.dictionaries(
-            st.sampled_from(["promptTokenCount", "thoughtsTokenCount", "prompt_tokens", "prompt_tokens_details", "x"]),
-            st.one_of(COUNT_VALUES, st.dictionaries(st.sampled_from(["cached_tokens", "y"]), COUNT_VALUES)),
-        ),
-        max_size=6,
-    ),
-)
-def test_the_usage_of_a_run_reads_as_each_record_in_turn(protocol: str, usages: list[dict[str, Any]]) -> None:
-    from unievent._shared import usage_counts, usage_counts_of_run
-
-    plan = importlib.import_module(f"unievent._protocols.{protocol}").USAGE.plan
-    one_by_one: dict[str, int] = {}
-    for usage in usages:
-        one_by_one.update(usage_counts(plan, usage))
-    assert usage_counts_of_run(plan, usages) == one_by_one
-
-
 # --- Ollama: a timestamp on every line ------------------------------------------------------
 
 

@@ -28,7 +28,6 @@ __all__ = [
     "str_or_none",
     "too_deep",
     "usage_counts",
-    "usage_counts_of_run",
 ]
 
 #: the deepest nesting of a frame (and of tool arguments) the decoder accepts
@@ -142,24 +141,3 @@ def usage_counts(plan: tuple[tuple[str, str, str], ...], usage: dict[str, Any]) 
             out[name] = value
     return out
 
-
-def usage_counts_of_run(plan: tuple[tuple[str, str, str], ...], usages: list[dict[str, Any]]) -> dict[str, int]:
-    """What updating a dict with `usage_counts` of each usage object in turn comes to.
-
-    The objects are merged first (in C) and read once: for each count, the last
-    object that has its key gives it, which is the last that gives a count unless that
-    one's value is no count; only then is each object read in turn."""
-    merged: dict[str, Any] = {}
-    for usage in usages:
-        merged.update(usage)
-    counts = usage_counts(plan, merged)
-    present = 0
-    for key, _inner, _name in plan:
-        if key in merged:
-            present += 1
-    if len(counts) == present:
-        return counts
-    counts = {}
-    for usage in usages:
-        counts.update(usage_counts(plan, usage))
-    return counts

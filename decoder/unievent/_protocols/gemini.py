@@ -27,7 +27,9 @@
 #   tool call; so do the candidate's `groundingMetadata`, `citationMetadata` and
 #   `urlContextMetadata` (the last of each is also kept in extras).
 #
-# Usage is a running snapshot on many records: the last value of each field wins.
+# Usage: every record carries its whole usage, so the last usage object with counts
+# replaces the earlier ones as a whole (a count it omits is None), as google-genai
+# reports it; with grounding, later records' counts restart.
 # cached_tokens = cachedContentTokenCount, prompt_tokens = promptTokenCount - cached,
 # thoughts_tokens = thoughtsTokenCount, response_tokens = candidatesTokenCount; Vertex's
 # count-less usage objects (only `trafficType`) change nothing.  Finish: STOP is stop, or
@@ -60,7 +62,7 @@ from unievent._generated import gemini as M
 from unievent._ondemand import Runs, ValueTemplate
 from unievent._outcome import ProviderError
 from unievent._session import MachineHandler, Session
-from unievent._shared import MAX_DEPTH, code_of, json_text, shown, str_or_none, usage_counts, usage_counts_of_run
+from unievent._shared import MAX_DEPTH, code_of, json_text, shown, str_or_none, usage_counts
 from unievent._usage_wire import UsageWire
 
 __all__ = ["Gemini", "enum_name", "normalize_gemini_finish"]
@@ -353,8 +355,12 @@ class Gemini(MachineHandler):
             self.asm.texts(texts)
         objects = usages if set(map(type, usages)) == _DICTS else [usage for usage in usages if type(usage) is dict]
         if objects:
-            self.usage_raw.update(usage_counts_of_run(_USAGE_PLAN, objects))
-            self._usage_to_session()
+            for usage in reversed(objects):  # the last with counts replaces what came before
+                counts = usage_counts(_USAGE_PLAN, usage)
+                if counts:
+                    self.usage_raw = counts
+                    self._usage_to_session()
+                    break
         self.fast_frames += len(texts)
 
     def _learn(self, payload: bytes, obj: dict[str, Any]) -> None:
@@ -456,15 +462,18 @@ class Gemini(MachineHandler):
             self._usage(usage)
 
     def _usage(self, usage: dict[str, Any]) -> None:
-        self.usage_raw.update(usage_counts(_USAGE_PLAN, usage))
-        self._usage_to_session()
+        counts = usage_counts(_USAGE_PLAN, usage)
+        if counts:  # Vertex's usage objects without counts change nothing
+            self.usage_raw = counts
+            self._usage_to_session()
 
     def _usage_to_session(self) -> None:
-        """The session's usage from the counts so far (each the last value sent)."""
+        """The session's usage from the last usage object with counts, as a whole: every
+        record carries its whole usage (with grounding the counts of later records
+        restart), so a count it omits is None, never a count of an earlier record."""
         raw = self.usage_raw
-        if not raw:
-            return  # Vertex's usage objects without counts change nothing
         mmsp = self.session.raw_usage
+        mmsp.clear()
         cached = raw.get("cached")
         for name in ("cached", "thoughts", "response"):
             if name in raw:
