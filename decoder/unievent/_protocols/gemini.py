@@ -128,7 +128,6 @@ _LEARN_TRIES: Final = 4  # full-path records from which a template is learned, a
 _USAGE_MAX: Final = 2 * (MAX_DEPTH - 1)
 _loads: Final = orjson.loads
 _JSONDecodeError: Final = orjson.JSONDecodeError
-_DICTS: Final = {dict}
 _PATH_STEP: Final = re.compile(r"""\.([^.\[\]]+)|\[(\d+)\]|\['((?:[^'\\]|\\.)*)'\]|\["((?:[^"\\]|\\.)*)"\]""")
 
 
@@ -353,14 +352,15 @@ class Gemini(MachineHandler):
             self.asm.thinkings(texts)
         else:
             self.asm.texts(texts)
-        objects = usages if set(map(type, usages)) == _DICTS else [usage for usage in usages if type(usage) is dict]
-        if objects:
-            for usage in reversed(objects):  # the last with counts replaces what came before
-                counts = usage_counts(_USAGE_PLAN, usage)
-                if counts:
-                    self.usage_raw = counts
-                    self._usage_to_session()
-                    break
+        at = len(usages)
+        while at:  # the last usage object with counts replaces what came before
+            at -= 1
+            usage = usages[at]
+            counts = usage_counts(_USAGE_PLAN, usage) if type(usage) is dict else None
+            if counts:
+                self.usage_raw = counts
+                self._usage_to_session()
+                break
         self.fast_frames += len(texts)
 
     def _learn(self, payload: bytes, obj: dict[str, Any]) -> None:
