@@ -8,6 +8,7 @@ stopping at the JSON parser; the events that come out must always follow the gra
 from __future__ import annotations
 
 import os
+import random
 from typing import Any
 
 import orjson
@@ -134,3 +135,107 @@ def test_the_invariants_catch_a_decoder_that_depends_on_the_split(monkeypatch: p
 
 def test_the_seeds_cover_every_protocol() -> None:
     assert {protocol for protocol, _label, _body in fuzzing.suite_seeds()} == set(unievent.PROTOCOLS)
+
+
+# --- the fast paths: mutations of one frame inside a run of hot frames --------------------
+
+FAST_MUTATIONS = int(os.environ.get("FUZZ_EXAMPLES", "600"))
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_fast_path_mutations_keep_every_invariant(seed: int) -> None:
+    # check() decodes each input with and without the fast paths, whole and split
+    ends = fuzzing.campaign(FAST_MUTATIONS // 3, 100 + seed, fast_path_only=True)
+    assert sum(ends.values()) == FAST_MUTATIONS // 3
+    assert ends.get("complete") and ends.get("truncated")
+
+
+def test_the_fast_path_seeds_hold_long_runs_the_fast_paths_take() -> None:
+    seeds = fuzzing.fast_path_seeds()
+    assert {protocol for protocol, _label, _body in seeds} == {
+        "openai_chat", "anthropic", "openai_responses", "gemini", "ollama", "cohere", "bedrock_converse", "bedrock_invoke",
+    }
+    for protocol, label, body in seeds:
+        longest = max(stop - start for start, stop in fuzzing._layout(body).runs)
+        assert longest >= fuzzing.RUN // 2, label
+        decoder = RuntimeStreamDecoder(protocol, stream_id="f", clock=lambda: 0)
+        decoder.push(body)
+        _last, outcome = decoder.finish()
+        assert outcome.end == "complete" and not outcome.anomalies, label
+        if os.environ.get("UNIEVENT_SLOW_PATH", "") in ("", "0"):
+            assert decoder.fast_frames >= longest - 2, label  # the runs go the fast way (but the frames that teach)
+
+
+@pytest.mark.parametrize("mutation", fuzzing.FAST_PATH_MUTATIONS, ids=lambda m: m.__name__)
+def test_each_fast_path_mutation_changes_a_hot_frame(mutation: Any) -> None:
+    changed = 0
+    for protocol, _label, body in fuzzing.fast_path_seeds():
+        for n in range(6):
+            mutated = mutation(random.Random(n), body)
+            changed += mutated != body
+            fuzzing.check(protocol, mutated, rng=random.Random(n))
+    assert changed >= 3  # (base64 applies to InvokeModel chunks only)
+
+
+def test_a_cut_at_every_byte_of_the_changed_frame() -> None:
+    pool = fuzzing.builds_pool(fast_path_only=True)
+    item = next(i for n in range(50) if (i := fuzzing.draw_input(0, n, pool, True)).mutated is not None)
+    assert item.mutated is not None
+    offsets = fuzzing._cut_offsets(random.Random(0), item)
+    assert offsets == list(range(item.mutated.start, item.mutated.end + 1))
+
+
+@pytest.mark.skipif(unievent.COMPILED, reason="patches a class of the pure build")
+def test_the_fast_path_checks_catch_a_fast_path_that_differs(monkeypatch: pytest.MonkeyPatch) -> None:
+    from unievent._protocols.openai_chat import OpenAIChat
+
+    protocol, label, body = fuzzing.fast_path_seeds()[0]
+    assert label == "fast/chat-text"
+    # a padding holding a quote: the frame is left to the full path, the run stops before it
+    mutated = fuzzing.mutate_hot_frame(random.Random(0), body, ["padding"])
+    assert mutated is not None
+    item = fuzzing.Input(0, protocol, label, mutated.body, True, mutated, 0)
+    assert fuzzing.examine(item)[2] == ""
+    taker = OpenAIChat.raw_run
+
+    def losing(self: Any, heads: list[bytes] | None, payloads: list[bytes], start: int) -> int:
+        # a run taker that loses the frame after each run it takes: only the fast path is wrong
+        taken: int = taker(self, heads, payloads, start)
+        return taken + 1 if start < taken < len(payloads) else taken
+
+    monkeypatch.setattr(OpenAIChat, "raw_run", losing)
+    _digest, _end, problem = fuzzing.examine(item)
+    assert problem.startswith("slow path: decodes differently")
+    with pytest.raises(AssertionError, match="decodes differently"):
+        fuzzing.campaign(5, 0, fast_path_only=True)
+
+
+def test_the_builds_comparison_names_each_difference() -> None:
+    pure = ["# compiled=False seeds=3", "0\ts:a\tdigest0\tcomplete\t", "1\ts:b\tdigest1\tfailed\t", "2\ts:c\tdigest2\tcomplete\t"]
+    same = list(pure)
+    assert fuzzing.compare_workers(pure, same, 7) == ({"complete": 2, "failed": 1}, [])
+    other = [pure[0], pure[1], "1\ts:b\tother\tfailed\t", "2\ts:c\tdigest2\tcomplete\tslow path: decodes differently"]
+    _ends, differences = fuzzing.compare_workers(pure, other, 7)
+    assert differences == [
+        "seed 7, index 1, s:b: the pure and the default build decode differently (failed vs failed)",
+        "seed 7, index 2, s:c: default build: slow path: decodes differently",
+    ]
+    assert fuzzing.compare_workers(pure, pure[:2], 7)[1] == ["seed 7: the workers decoded 3 and 1 inputs"]
+
+
+def test_a_digest_tells_apart_what_equality_would_not() -> None:
+    # 1 == 1.0 == True for ==, and a dict's order is no part of it; a digest keeps the
+    # types (a build that makes a float of an int differs) and ignores the order
+    assert fuzzing.digest(([], {"a": 1, "b": 2}, ())) == fuzzing.digest(([], {"b": 2, "a": 1}, ()))
+    assert fuzzing.digest(([], 1, ())) != fuzzing.digest(([], 1.0, ()))
+    assert fuzzing.digest(([], 1, ())) != fuzzing.digest(([], True, ()))
+    assert fuzzing.digest(([unievent.TextDelta("a")], None, ())) != fuzzing.digest(([unievent.ThinkingDelta("a")], None, ()))
+
+
+@pytest.mark.skipif(not unievent.COMPILED, reason="the compiled build is not running: both workers would run pure")
+def test_the_four_configurations_decode_alike() -> None:
+    # a pure worker and a compiled one, each comparing its fast and slow path
+    report = fuzzing.builds_campaign(30, seed=11, timing=False)
+    assert report.builds == ("pure", "compiled")
+    assert report.differences == []
+    assert sum(report.ends.values()) == 30
