@@ -816,3 +816,25 @@ def test_a_thinking_block_cut_after_its_signature_keeps_it() -> None:
     _, outcome = decode(wire(message_start(), start(0, {"type": "thinking", "thinking": ""}), delta(0, {"type": "thinking_delta", "thinking": "hm"}), sig))
     assert outcome.end == "truncated"
     assert dones(outcome) == [ThinkingDone("hm", {"signature": "c2ln"})]
+
+
+def test_an_advisor_model_s_iterations_are_priced_apart() -> None:
+    from tests.helpers import split_everywhere
+
+    iterations = [
+        {"type": "message", "input_tokens": 100, "cache_read_input_tokens": 20, "output_tokens": 50},
+        {"type": "advisor_message", "model": "claude-opus-4-5", "input_tokens": 900, "output_tokens": 40},
+        {"type": "advisor_message", "model": "claude-opus-4-5", "input_tokens": 300, "output_tokens": 10},
+        {"type": "message", "input_tokens": 120, "output_tokens": 30},
+    ]
+    # the top-level counts are the sum of the request model's own iterations
+    top = {"input_tokens": 220, "cache_read_input_tokens": 20, "output_tokens": 80}
+    end = {**message_delta("end_turn"), "usage": {**top, "iterations": iterations}}
+    body = wire(message_start(input_tokens=220), start(0, TEXT), text_delta(0, "Hi"), stop(0), end, MESSAGE_STOP, nl="\r\n")
+    _events, outcome = split_everywhere("anthropic", body)
+    assert outcome.usage == Usage(cached_tokens=20, prompt_tokens=220, thoughts_tokens=None, response_tokens=80)
+    assert outcome.extras["usage_by_model"] == {
+        "claude-opus-4-5": {
+            "input_tokens": 1200, "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0, "output_tokens": 50,
+        }
+    }

@@ -32,7 +32,9 @@
 #
 # Usage: `message_start` and `message_delta` usage in MMSP's meaning (see `_usage`).
 # When `message_delta` usage lists `iterations` (compaction: one entry per model
-# call), usage is their sum, what the request cost, and the raw list is kept in
+# call), usage is the sum of the request model's own calls (`message`, `compaction`),
+# what it cost; another model's calls (`advisor_message`, naming its `model`) are
+# summed apart by model in `extras["usage_by_model"]`, and the raw list is kept in
 # `extras["usage_iterations"]`.
 from __future__ import annotations
 
@@ -134,6 +136,10 @@ def normalize_anthropic_finish(native: str | None) -> FinishReason:
     if native is None:
         return "unknown"
     return _FINISH_MAP.get(native, "unknown")
+
+
+# usage iterations of the request's own model (summed into its usage)
+_OWN_ITERATIONS: Final = frozenset(("message", "compaction"))
 
 
 class Anthropic(MachineHandler):
@@ -344,7 +350,9 @@ class Anthropic(MachineHandler):
         self._mmsp_usage()
 
     def _iteration_usage(self, iterations: list[Any]) -> None:
-        """Compaction: one usage per model call; the request cost their sum."""
+        """Compaction: one usage per model call; the request's model cost the sum of its
+        own calls (`message`, `compaction`); another model's calls (`advisor_message`)
+        are summed apart, by model, in extras["usage_by_model"]."""
         totals = {"input_raw": 0, "creation_raw": 0, "cached": 0, "output_raw": 0}
         keys = {
             "input_raw": "input_tokens",
@@ -352,14 +360,25 @@ class Anthropic(MachineHandler):
             "cached": "cache_read_input_tokens",
             "output_raw": "output_tokens",
         }
+        others: dict[str, dict[str, int]] = {}
         for iteration in iterations:
-            if type(iteration) is dict:
-                for field, key in keys.items():
-                    value = iteration.get(key)
-                    if type(value) is int and value > 0:
-                        totals[field] += value
+            if type(iteration) is not dict:
+                continue
+            kind = iteration.get("type")
+            if kind is None or kind in _OWN_ITERATIONS:
+                into = totals
+            else:  # another model's call (an advisor): priced apart, never added in
+                model = iteration.get("model")
+                name = model if type(model) is str and model else str(kind)
+                into = others.setdefault(name, dict.fromkeys(keys.values(), 0))
+            for field, key in keys.items():
+                value = iteration.get(key)
+                if type(value) is int and value > 0:
+                    into[field if into is totals else key] += value
         self.session.raw_usage.update(totals)
         self.session.extras["usage_iterations"] = iterations
+        if others:
+            self.session.extras["usage_by_model"] = others
         self._mmsp_usage()
 
     def _mmsp_usage(self) -> None:
