@@ -63,7 +63,7 @@ import attrs
 import orjson
 
 import unievent
-from unievent._decoder import StreamDecoder as RuntimeStreamDecoder  # takes any protocol name
+from tests.helpers import decoder_on_path
 from unievent._framing.aws_eventstream import encode_frame
 from unievent._framing.sniff import is_prelude
 
@@ -1478,17 +1478,9 @@ _MUTATIONS: list[Callable[[random.Random, bytes], bytes]] = [
 
 
 def _decode(protocol: str, pieces: Iterator[bytes] | list[bytes], strict: bool, slow: bool = False) -> Any:
-    previous = os.environ.get("UNIEVENT_SLOW_PATH")
-    os.environ["UNIEVENT_SLOW_PATH"] = "1" if slow else "0"
-    try:
-        decoder = RuntimeStreamDecoder(
-            protocol, stream_id="f", clock=lambda: 0, strict_arguments=strict, max_frame=MAX_FRAME
-        )
-    finally:
-        if previous is None:
-            del os.environ["UNIEVENT_SLOW_PATH"]
-        else:
-            os.environ["UNIEVENT_SLOW_PATH"] = previous
+    decoder = decoder_on_path(
+        protocol, slow, stream_id="f", clock=lambda: 0, strict_arguments=strict, max_frame=MAX_FRAME
+    )
     events: list[Any] = []
     raised: str | None = None
     try:
@@ -1591,17 +1583,9 @@ CUT_BUDGET = 8_000_000
 def _decode_any(protocol: str, pieces: Iterator[bytes] | list[bytes], strict: bool, slow: bool = False) -> Any:
     """`_decode`, with any unievent error kept by its name (the events before it kept):
     only an error of another kind escapes."""
-    previous = os.environ.get("UNIEVENT_SLOW_PATH")
-    os.environ["UNIEVENT_SLOW_PATH"] = "1" if slow else "0"
-    try:
-        decoder = RuntimeStreamDecoder(
-            protocol, stream_id="f", clock=lambda: 0, strict_arguments=strict, max_frame=MAX_FRAME
-        )
-    finally:
-        if previous is None:
-            del os.environ["UNIEVENT_SLOW_PATH"]
-        else:
-            os.environ["UNIEVENT_SLOW_PATH"] = previous
+    decoder = decoder_on_path(
+        protocol, slow, stream_id="f", clock=lambda: 0, strict_arguments=strict, max_frame=MAX_FRAME
+    )
     events: list[Any] = []
     raised: list[str] = []
     outcome: Any = None

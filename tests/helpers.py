@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import os
 from typing import Any
 
 import orjson
@@ -93,3 +94,17 @@ def split_everywhere(protocol: str, body: bytes, **options: Any) -> tuple[list[A
         assert decode_stream(protocol, split_at(body, [cut]), **options) == whole, f"cut at {cut}"
     assert decode_stream(protocol, [body[i : i + 1] for i in range(len(body))], **options) == whole
     return whole
+
+
+def decoder_on_path(protocol: str, slow: bool, **options: Any) -> RuntimeStreamDecoder:
+    """A decoder with the fast paths on, or off (`slow`): UNIEVENT_SLOW_PATH is read when
+    a decoder is made, and put back as it was."""
+    previous = os.environ.get("UNIEVENT_SLOW_PATH")
+    os.environ["UNIEVENT_SLOW_PATH"] = "1" if slow else "0"
+    try:
+        return RuntimeStreamDecoder(protocol, **options)
+    finally:
+        if previous is None:
+            del os.environ["UNIEVENT_SLOW_PATH"]
+        else:
+            os.environ["UNIEVENT_SLOW_PATH"] = previous

@@ -9,7 +9,6 @@ import base64
 import importlib
 import itertools
 import json
-import os
 import random
 import sys
 import zlib
@@ -24,7 +23,7 @@ from hypothesis import strategies as st
 
 import unievent
 from tests import fuzzing
-from tests.helpers import text_of
+from tests.helpers import decoder_on_path, text_of
 from unievent._decoder import StreamDecoder as RuntimeStreamDecoder  # takes any protocol name
 from unievent._framing.aws_eventstream import encode_frame
 from unievent._ondemand import one_string, strings
@@ -37,15 +36,7 @@ gen: Any = importlib.import_module("gen")  # the benchmark's stream generator
 
 def decode(protocol: str, pieces: list[bytes], slow: bool, **options: Any) -> tuple[Any, ...]:
     """Events, outcome and the exception raised (if any), one path forced."""
-    previous = os.environ.get("UNIEVENT_SLOW_PATH")
-    os.environ["UNIEVENT_SLOW_PATH"] = "1" if slow else "0"
-    try:
-        decoder = RuntimeStreamDecoder(protocol, stream_id="s", clock=lambda: 0, **options)
-    finally:
-        if previous is None:
-            del os.environ["UNIEVENT_SLOW_PATH"]
-        else:
-            os.environ["UNIEVENT_SLOW_PATH"] = previous
+    decoder = decoder_on_path(protocol, slow, stream_id="s", clock=lambda: 0, **options)
     events: list[Any] = []
     raised = None
     try:

@@ -15,7 +15,6 @@ each in every split.
 from __future__ import annotations
 
 import base64
-import os
 import random
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -23,6 +22,7 @@ from typing import Any
 import pytest
 
 import unievent
+from tests.helpers import decoder_on_path
 from unievent._decoder import StreamDecoder as RuntimeStreamDecoder  # takes any protocol name
 from unievent._framing.aws_eventstream import encode_frame
 from unievent._ondemand import Runs
@@ -208,15 +208,7 @@ MIXES = {"alternating": alternating, "mostly_null": mostly_null, "cut_characters
 
 
 def _decoder(protocol: str, slow: bool, **options: Any) -> RuntimeStreamDecoder:
-    previous = os.environ.get("UNIEVENT_SLOW_PATH")
-    os.environ["UNIEVENT_SLOW_PATH"] = "1" if slow else "0"
-    try:
-        return RuntimeStreamDecoder(protocol, stream_id="s", clock=lambda: 0, **options)
-    finally:
-        if previous is None:
-            del os.environ["UNIEVENT_SLOW_PATH"]
-        else:
-            os.environ["UNIEVENT_SLOW_PATH"] = previous
+    return decoder_on_path(protocol, slow, stream_id="s", clock=lambda: 0, **options)
 
 
 def decode(protocol: str, pieces: list[bytes], slow: bool = False, **options: Any) -> tuple[Any, ...]:
