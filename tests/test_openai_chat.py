@@ -669,3 +669,10 @@ def test_a_choice_is_an_index() -> None:
     for wrong in (-1, "1", 1.0, True):
         with pytest.raises(unievent.DecoderUsageError):
             unievent.StreamDecoder("openai_chat", choice=wrong)  # type: ignore[call-overload]
+
+
+@pytest.mark.parametrize("option", ["max_frame", "max_retained"])
+def test_a_cap_is_an_int(option: str) -> None:
+    for wrong in (-1, "1", 1.5, True, None):
+        with pytest.raises(unievent.DecoderUsageError):
+            unievent.StreamDecoder("openai_chat", **{option: wrong})  # type: ignore[call-overload]

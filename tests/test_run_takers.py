@@ -25,7 +25,7 @@ import unievent
 from tests.helpers import decoder_on_path
 from unievent._decoder import StreamDecoder as RuntimeStreamDecoder  # takes any protocol name
 from unievent._framing.aws_eventstream import encode_frame
-from unievent._ondemand import Runs
+from unievent._ondemand import RUN_MOST, Runs
 
 # --- bodies: each protocol's text answer, its deltas' JSON strings given as bytes -------------
 
@@ -291,9 +291,9 @@ def test_mixed_frames_decode_as_the_slow_path_does_in_every_split(protocol: str,
     unievent.validate(slow[0], partial=slow[1].end != "complete")
 
 
-def test_the_window_shrinks_after_waste_and_follows_what_was_taken() -> None:
+def test_the_window_shrinks_after_waste_and_grows_back() -> None:
     runs = Runs()
-    assert runs.window >= 1 << 10  # a stream that never wastes takes a push's run in one go
+    assert runs.window == RUN_MOST  # a stream that never wastes takes a push's run in one go
     assert runs.strings([b'"a"', b'"b"', b"null", b'"c"']) == ["a", "b"]
     assert runs.window == 1  # collected and not taken: one frame next
     for expected in (2, 4, 8):
@@ -301,8 +301,8 @@ def test_the_window_shrinks_after_waste_and_follows_what_was_taken() -> None:
         assert runs.strings([b'"x"'] * batch) == ["x"] * batch
         assert runs.window == expected  # a batch as long as the window doubles it
     assert runs.strings([b'"x"'] * 3) == ["x"] * 3
-    assert runs.window == 6  # twice the batch taken whole
-    assert runs.strings([]) == [] and runs.window == 6  # nothing collected: no change
+    assert runs.window == 8  # a shorter batch taken whole (the run or the push ended): as it was
+    assert runs.strings([]) == [] and runs.window == 8  # nothing collected: no change
     runs.took(5, 4)  # a handler's own parse that took less than it collected
     assert runs.window == 1
     assert runs.examined == 4 + 1 + 2 + 4 + 3 + 5
@@ -310,6 +310,10 @@ def test_the_window_shrinks_after_waste_and_follows_what_was_taken() -> None:
     runs.window = 8
     assert runs.fixed([b"H1T", b"H2T", b"X"], 0, b"H", b"T") == [b"1", b"2"]
     assert runs.fixed([b"X", b"H2T"], 0, b"H", b"T") == []
+    runs.window = RUN_MOST
+    for _ in range(3):
+        runs.strings([b'"x"'] * RUN_MOST)
+    assert runs.window == RUN_MOST  # never more
 
 
 # --- the four inputs the fuzzer found --------------------------------------------------------

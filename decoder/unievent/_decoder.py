@@ -125,15 +125,21 @@ class StreamDecoder:
         clock: Clock | None = None,
         strict_arguments: bool = True,
         side_events: bool = False,
-        max_frame: int = DEFAULT_MAX_FRAME,
-        max_retained: int = DEFAULT_MAX_RETAINED,
+        max_frame: object = DEFAULT_MAX_FRAME,
+        max_retained: object = DEFAULT_MAX_RETAINED,
         framing: str | None = None,
         content_type: str | None = None,
         url: str | None = None,
-        choice: int = 0,
+        choice: object = 0,
     ) -> None:
+        # typed `object`: a compiled decoder would refuse another type with a TypeError
+        # of its own before these checks could name the option
         if type(choice) is not int or choice < 0:
             raise DecoderUsageError(f"choice is a choice's index, an int from 0, not {choice!r}")
+        if type(max_frame) is not int or max_frame < 1:
+            raise DecoderUsageError(f"max_frame is a number of bytes, an int from 1, not {max_frame!r}")
+        if type(max_retained) is not int or max_retained < 0:
+            raise DecoderUsageError(f"max_retained is a number of side events, an int from 0, not {max_retained!r}")
         chosen: str | None = protocol
         self.detected_by: str | None = None
         if protocol == "auto":

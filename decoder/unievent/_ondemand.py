@@ -194,8 +194,8 @@ class Template:
     ) -> list[bytes]:
         """`hole` of each payload from `start` to `stop` (or the end), up to the first
         that has none; the first's counter is `counter`, each next one's `step` more.
-        (A slice of the payloads, as long as the window: a loop over indexes would
-        cost more per frame, run as Python source.)"""
+        (A slice: a loop over indexes costs more per frame, run as Python source; the
+        window keeps the slice short, see `Runs`.)"""
         # slices compared, not startswith/endswith: those parse their arguments from a
         # tuple, which costs more than the slice; a counter's digits are compared with
         # the literals around them in one slice
@@ -454,25 +454,27 @@ def _value_end(payload: bytes, start: int) -> int:
 
 # --- run taking -------------------------------------------------------------------------
 
-#: frames a run taker collects at most in one go, and at first
-RUN_MOST: Final = 1 << 14
+#: frames a run taker collects at most in one go, and at first: a run that goes on is
+#: taken in more calls, and a slice of the payloads is never longer (copied however
+#: soon the run ends, it costs a few instructions a frame)
+RUN_MOST: Final = 1 << 9
 
 
 class Runs:
     """A run taker's window: how many frames it may collect from where it starts.
 
-    The taker collects the holes of at most `window` frames from where it starts
-    (`payloads[start : start + window]`), by their bytes, parses them (`strings`) and
-    takes the frames up to the first whose hole held no string.  What was collected
-    and not taken is wasted work, so the window follows what was taken: after a batch
-    not taken whole it is one frame; after a batch taken whole, twice that batch (at
-    most `RUN_MOST`, where it starts: a stream of hot frames takes each push's run in
-    one go, and a run as long as the window doubles it).  So a waste never exceeds
-    twice the batch taken before it, the frames collected stay within a constant times
-    the frames, and a frame is collected again only by a window that starts at least a
-    third nearer to it than the last: a few dozen times at most (the log of
-    `RUN_MOST`).  Time is linear for every mix of hot and odd frames.  `examined`
-    counts the frames collected (an instrument for the tests).
+    The taker collects the holes of at most `window` frames from where it starts, by
+    their bytes, parses them (`strings`) and takes the frames up to the first whose
+    hole held no string.  What was collected and not taken is wasted work, so a batch
+    not taken whole brings the window down to one frame, and a batch as long as the
+    window taken whole doubles it (up to `RUN_MOST`, where it starts: a stream that
+    never wastes takes each push's run in one go).  A window of w frames is reached
+    again only after w - 1 frames were taken whole since the waste that shrank it, so
+    the frames collected and not taken never exceed the first window plus twice the
+    frames taken, and a frame is collected again only by a window that starts at least
+    halfway nearer to it than the last waste: about log2(RUN_MOST) times at most.  Time
+    is linear for every mix of hot and odd frames.  `examined` counts the frames
+    collected (an instrument for the tests).
 
     `strings` is one call on the hot path, as the parse it took the place of was: run
     as Python source, a call costs about what a frame's slices do.
@@ -488,10 +490,11 @@ class Runs:
         """Of `collected` frames, the first `taken` were taken: the window follows
         (for a taker whose frames need more than `strings`)."""
         self.examined += collected
+        window = self.window
         if taken < collected:
             self.window = 1
-        else:
-            self.window = min(taken + taken, RUN_MOST)
+        elif collected >= window and window < RUN_MOST:
+            self.window = window + window
 
     def strings(self, holes: list[bytes]) -> list[str]:
         """`one_string` of each hole in turn, up to the first that holds no string; the
@@ -505,6 +508,7 @@ class Runs:
         string, or two, fails the array, and then the holes are read one by one.
         """
         count = len(holes)
+        window = self.window
         if count > 1:
             try:
                 values = _loads(b"[" + b"\n,".join(holes) + b"]")
@@ -512,7 +516,8 @@ class Runs:
                 values = None
             if type(values) is list and len(values) == count and _all_str(values):
                 self.examined += count
-                self.window = min(count + count, RUN_MOST)
+                if count >= window and window < RUN_MOST:
+                    self.window = window + window
                 return values
         elif not count:  # a frame of another shape: nothing was collected
             return []
@@ -525,7 +530,8 @@ class Runs:
                 self.window = 1
                 return out
             out.append(value)
-        self.window = min(count + count, RUN_MOST)
+        if count >= window and window < RUN_MOST:
+            self.window = window + window
         return out
 
     def fixed(self, payloads: list[bytes], start: int, head: bytes, tail: bytes) -> list[bytes]:
@@ -536,7 +542,7 @@ class Runs:
         skip = len(head)
         cut = len(tail)
         holes: list[bytes] = []
-        if start >= len(payloads) or payloads[start][:skip] != head:
+        if start >= len(payloads) or payloads[start][:skip] != head:  # before any slice
             return holes
         for payload in payloads[start : start + self.window]:
             if payload[:skip] != head or payload[-cut:] != tail:
