@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import json
 import os
 import subprocess
 import sys
@@ -423,3 +424,18 @@ def test_transcode_writes_another_protocols_wire(tmp_path: Path, capsys: pytest.
     assert "".join(e.item.text for e in events if isinstance(e, DeltaEvent) and isinstance(e.item, TextDelta)) == (
         "Let me check the weather in Lisbon — one moment."
     )
+
+
+def test_decode_choice_picks_one_of_n_choices(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    body = tmp_path / "n2.sse"
+    both = [{"index": 0, "delta": {"content": "a"}}, {"index": 1, "delta": {"content": "b"}}]
+    body.write_bytes(
+        b"data: " + json.dumps({"choices": both}).encode() + b"\n\n"
+        b'data: {"choices":[{"index":0,"delta":{},"finish_reason":"stop"},{"index":1,"delta":{},"finish_reason":"stop"}]}\n\n'
+        b"data: [DONE]\n\n"
+    )
+    for choice, text in (("0", "a"), ("1", "b")):
+        status, out, _err = run(capsys, "decode", str(body), "-p", "openai_chat", "--choice", choice, "-f", "text")
+        assert status == 0 and out.strip() == text
+    status, _out, err = run(capsys, "decode", str(body), "--choice", "-1")
+    assert status == 2 and "choice" in err

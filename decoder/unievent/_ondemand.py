@@ -496,6 +496,11 @@ class Runs:
         elif collected >= window and window < RUN_MOST:
             self.window = window + window
 
+    def wasted(self) -> None:
+        """Frames `strings` took were then refused by the taker's own check (Gemini's
+        usage holes): the window shrinks as after any waste."""
+        self.window = 1
+
     def strings(self, holes: list[bytes]) -> list[str]:
         """`one_string` of each hole in turn, up to the first that holds no string; the
         window follows (`took`).

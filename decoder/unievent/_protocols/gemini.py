@@ -334,8 +334,8 @@ class Gemini(MachineHandler):
         hot.holes_of_run(payloads, start, start + runs.window, texts, usages)
         values = runs.strings(texts)
         parsed = _usages(usages[: len(values)] if len(values) < len(usages) else usages) if values else []
-        if len(parsed) < len(values):  # collected and not taken: the window shrinks (see Runs)
-            runs.window = 1
+        if len(parsed) < len(values):
+            runs.wasted()
         if parsed:
             self._take(values[: len(parsed)] if len(parsed) < len(values) else values, parsed)
         return start + len(parsed)
@@ -356,10 +356,7 @@ class Gemini(MachineHandler):
         while at:  # the last usage object with counts replaces what came before
             at -= 1
             usage = usages[at]
-            counts = usage_counts(_USAGE_PLAN, usage) if type(usage) is dict else None
-            if counts:
-                self.usage_raw = counts
-                self._usage_to_session()
+            if type(usage) is dict and self._usage(usage):
                 break
         self.fast_frames += len(texts)
 
@@ -461,11 +458,14 @@ class Gemini(MachineHandler):
         if type(usage) is dict:
             self._usage(usage)
 
-    def _usage(self, usage: dict[str, Any]) -> None:
+    def _usage(self, usage: dict[str, Any]) -> bool:
+        """Take a usage object with counts as the usage; whether it had any."""
         counts = usage_counts(_USAGE_PLAN, usage)
-        if counts:  # Vertex's usage objects without counts change nothing
-            self.usage_raw = counts
-            self._usage_to_session()
+        if not counts:  # Vertex's usage objects without counts change nothing
+            return False
+        self.usage_raw = counts
+        self._usage_to_session()
+        return True
 
     def _usage_to_session(self) -> None:
         """The session's usage from the last usage object with counts, as a whole: every
