@@ -545,14 +545,14 @@ class Runs:
         frame is fixed by the protocol, with no template to learn); `strings` reads
         them."""
         skip = len(head)
-        cut = len(tail)
         holes: list[bytes] = []
         if start >= len(payloads) or payloads[start][:skip] != head:  # before any slice
             return holes
+        end = -len(tail)  # (negated once, not twice a frame)
         for payload in payloads[start : start + self.window]:
-            if payload[:skip] != head or payload[-cut:] != tail:
+            if payload[:skip] != head or payload[end:] != tail:
                 break
-            holes.append(payload[skip:-cut])
+            holes.append(payload[skip:end])
         return holes
 
 

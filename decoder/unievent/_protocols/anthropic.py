@@ -206,7 +206,10 @@ class Anthropic(MachineHandler):
         if head is None or not _DELTA_LOOPS[self.state]:  # the table's loop: stay, apply_delta
             return start
         runs = self.runs
-        values = runs.strings(runs.fixed(payloads, start, head, b"}}"))
+        holes = runs.fixed(payloads, start, head, b"}}")
+        if not holes:  # a frame of another shape: no call to parse nothing
+            return start
+        values = runs.strings(holes)
         if values:
             self._take_hot(values)
         return start + len(values)

@@ -183,7 +183,10 @@ class Cohere(MachineHandler):
         if head is None or self.state not in _DELTA_LOOPS:  # the table's loop: stay, apply_delta
             return start
         runs = self.runs
-        values = runs.strings(runs.fixed(payloads, start, head, b"}}}}"))
+        holes = runs.fixed(payloads, start, head, b"}}}}")
+        if not holes:  # a frame of another shape: no call to parse nothing
+            return start
+        values = runs.strings(holes)
         if values:
             if self.kind == _TEXT:
                 self.asm.texts(values)

@@ -142,7 +142,10 @@ class Ollama(MachineHandler):
         if hot is None or not _LINE_LOOPS[self.state]:
             return start
         runs = self.runs
-        values = runs.strings(hot.holes_of_run(payloads, start, start + runs.window))
+        holes = hot.holes_of_run(payloads, start, start + runs.window)
+        if not holes:  # a frame of another shape: no call to parse nothing
+            return start
+        values = runs.strings(holes)
         if values:
             self._take_hot(values)
         return start + len(values)

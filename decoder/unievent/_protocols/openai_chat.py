@@ -216,7 +216,10 @@ class OpenAIChat(MachineHandler):
         if hot is None or heads is not None or not _CHUNK_LOOPS[self.state]:  # the table's loop: stay, apply_chunk
             return start
         runs = self.runs
-        values = runs.strings(hot.holes_of_run(payloads, start, start + runs.window))
+        holes = hot.holes_of_run(payloads, start, start + runs.window)
+        if not holes:  # a frame of another shape: no call to parse nothing
+            return start
+        values = runs.strings(holes)
         n = start + len(values)
         if n > start:
             self.asm.texts(values)

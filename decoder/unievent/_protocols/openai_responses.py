@@ -299,7 +299,10 @@ class OpenAIResponses(MachineHandler):
             return start
         step = 1 if self.hot_counted else 0
         runs = self.runs
-        values = runs.strings(hot.holes_of_run(payloads, start, start + runs.window, self.next_seq, step))
+        holes = hot.holes_of_run(payloads, start, start + runs.window, self.next_seq, step)
+        if not holes:  # a frame of another shape: no call to parse nothing
+            return start
+        values = runs.strings(holes)
         if values:
             self.next_seq += step * len(values)
             self._take_hot(values)
