@@ -12,7 +12,10 @@ Inputs are frames, classified by the decoder from the data's `type` (else the
 - `block_delta`: a `content_block_delta` for the open block (its `index`, or no index
   while a block is open); `new_delta`: one for a block never started (an index above
   every index of this message, or no index while no block is open); `stale_delta`:
-  one for a block that already stopped (attribution is ambiguous);
+  one for a block that already stopped that carries content (more text, thinking,
+  signature, input or a citation: done content would change); `late_event`: one for a
+  block that already stopped that changes nothing done (a delta type nobody knows yet,
+  or an empty one);
 - `block_stop`: a `content_block_stop` for the open block; `stray_stop`: any other.
 
 Blocks never overlap.  Strict semantics, lenient lifecycle: a lifecycle frame that is
@@ -20,8 +23,9 @@ missing but certain is recovered by a declared transition, each recorded as one
 aggregated anomaly: a stream without `message_start` (`imply_message`), a delta for a
 block never started (`imply_block`, its kind from the delta's type), a block left open
 when the next starts or the message ends (`close_open_block`), a stop for no open block
-(`note_stray_stop`).  Only a contradiction ends the stream `failed` (a delta for a block
-that already stopped, a block after the stop reason): anything undeclared is a protocol
+(`note_stray_stop`), an event for a block that already stopped that changes nothing
+done (`note_late_event`, a side event of that block).  Only a contradiction ends the
+stream `failed` (content for a block that already stopped, a block after the stop reason): anything undeclared is a protocol
 error naming the state and the event, and what was assembled is kept.  A new
 `message_start` may come whenever no block is open (programmatic tool calling streams
 several messages in one response).  The stream is complete once `message_stop`
@@ -51,6 +55,7 @@ SYMBOLS = [
     "block_delta",
     "new_delta",
     "stale_delta",
+    "late_event",
     "block_stop",
     "stray_stop",
     "message_delta",
@@ -78,6 +83,8 @@ ACTIONS = {
     "(text, thinking, signature, input JSON, citations, server-block deltas)",
     "close_block": "attach the gathered signature / citations, close the block's item or emit the side channel's done",
     "note_stray_stop": "recovery: a stop for no open block changes nothing; noted",
+    "note_late_event": "an event for a block that already stopped that changes nothing done: "
+    "a side event (info) of that block, noted as late_event",
     "take_usage": "take message_delta's cumulative usage (overwrite; a zero never erases a count)",
     "record_finish": "remember stop_reason (the newest wins)",
     "note_other": "keep an unknown frame on the side channel (phase info) and note it as an anomaly",
@@ -129,6 +136,8 @@ TRANSITIONS = [
     {"trigger": "finish_delta", "source": "block", "dest": "finished", "after": ["close_open_block", "take_usage", "record_finish"]},
     {"trigger": "message_stop", "source": "block", "dest": "stopped", "after": ["close_open_block"]},
     {"trigger": "stray_stop", "source": ["waiting", "message", "block"], "dest": "=", "after": ["note_stray_stop"]},
+    # lenient: an earlier block's event that changes nothing done (content would be a contradiction)
+    {"trigger": "late_event", "source": ["message", "block", "finished", "stopped"], "dest": "=", "after": ["note_late_event"]},
     # anywhere before the end
     {"trigger": "ping", "source": _LIVE, "dest": "="},
     {"trigger": "other", "source": _LIVE, "dest": "=", "after": ["note_other"]},

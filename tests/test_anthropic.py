@@ -16,6 +16,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.helpers import decode_stream, decoder_on_path, split_everywhere
 from unievent import (
     DeltaEvent,
     Outcome,
@@ -508,6 +509,45 @@ def test_contradictions_fail_naming_state_and_event_and_keep_what_arrived(
     assert f"out-of-order event: {event}" in outcome.error.message
     assert f"in state '{state}'" in outcome.error.message
     assert [i.text for i in dones(outcome)] == ["a"]
+
+
+# An event that names a block that already stopped and changes nothing done (a delta type
+# nobody knows yet, an empty delta) is late, not a contradiction: a side event of that
+# block and one `late_event` anomaly, wherever it comes.
+PROGRESS = delta(0, {"type": "search_progress_delta", "status": "done"})  # a delta type not known yet
+BLOCK_0 = [start(0, TEXT), text_delta(0, "a"), stop(0)]
+BLOCK_1 = [start(1, TEXT), text_delta(1, "b"), stop(1)]
+ENDING = [message_delta("end_turn"), MESSAGE_STOP]
+
+
+@pytest.mark.parametrize("late", [PROGRESS, text_delta(0, ""), delta(0, {"type": "signature_delta", "signature": ""})], ids=["new type", "empty text", "empty signature"])
+@pytest.mark.parametrize(
+    "objs",
+    [
+        [*BLOCK_0, "late", *BLOCK_1, *ENDING],
+        [*BLOCK_0, start(1, TEXT), "late", text_delta(1, "b"), stop(1), *ENDING],
+        [*BLOCK_0, *BLOCK_1, ENDING[0], "late", ENDING[1]],
+        [*BLOCK_0, *BLOCK_1, *ENDING, "late"],
+    ],
+    ids=["between blocks", "in the next block", "after the stop reason", "after message_stop"],
+)
+def test_an_earlier_blocks_event_that_changes_nothing_done_is_late_not_a_contradiction(
+    objs: list[Any], late: dict[str, Any]
+) -> None:
+    body = wire(message_start(), *[late if o == "late" else o for o in objs], nl="\r\n")
+    events, outcome = split_everywhere("anthropic", body, side_events=True)
+    assert outcome.end == "complete" and outcome.finish_reason == "stop"
+    assert [i.text for i in dones(outcome)] == ["a", "b"]
+    assert kinds(outcome) == {"late_event": 1}
+    assert [e.data for e in events if isinstance(e, SideEvent) and e.phase == "info"] == [late]
+    assert decode_stream("anthropic", body, side_events=True) == decode_on_slow_path(body, side_events=True)
+
+
+def decode_on_slow_path(body: bytes, **options: Any) -> tuple[list[Any], Outcome]:
+    decoder = decoder_on_path("anthropic", True, stream_id="s", clock=lambda: 0, **options)
+    events = decoder.push(body)
+    last, outcome = decoder.finish()
+    return events + last, outcome
 
 
 # --- usage and model ----------------------------------------------------------------------

@@ -129,6 +129,27 @@ _IMPLIED_BY_DELTA: Final = {
 }
 
 
+# the content each delta type carries: a block's done content is made of these
+_CONTENT_OF_DELTA: Final = {
+    "text_delta": "text",
+    "thinking_delta": "thinking",
+    "signature_delta": "signature",
+    "input_json_delta": "partial_json",
+    "citations_delta": "citation",
+}
+
+
+def _carries_content(delta: Any) -> bool:
+    """Whether a delta would add to a block's content (text, thinking, signature, input,
+    a citation): for a block that already stopped, that is a contradiction; any other
+    delta (a type nobody knows yet, an empty one) changes nothing done."""
+    if type(delta) is not dict:
+        return False
+    kind = delta.get("type")
+    field = _CONTENT_OF_DELTA.get(kind) if type(kind) is str else None
+    return field is not None and delta.get(field) not in (None, "")
+
+
 def normalize_anthropic_finish(native: str | None) -> FinishReason:
     """MMSP finish reason for a stop_reason: end_turn and stop_sequence are `stop`,
     max_tokens `length`, tool_use `tool_call`, anything else (pause_turn, refusal,
@@ -239,13 +260,13 @@ class Anthropic(MachineHandler):
                     return False
                 symbol = _DELTA
             else:
-                symbol = self._delta_symbol(index)
+                symbol = self._delta_symbol(index, obj)
         else:
             if type(kind) is not str:
                 kind = event
             symbol = _KINDS.get(kind, -1) if kind is not None else -1
             if symbol == _DELTA:
-                symbol = self._delta_symbol(obj.get("index"))
+                symbol = self._delta_symbol(obj.get("index"), obj)
             elif symbol == _STOP:
                 index = obj.get("index")
                 if self.index == -1 or (type(index) is int and index != self.index):
@@ -274,9 +295,9 @@ class Anthropic(MachineHandler):
                 _ACTIONS[action](self, obj)
         return dest in _TERMINAL
 
-    def _delta_symbol(self, index: Any) -> int:
-        """block_delta, new_delta or stale_delta for a delta whose index is not the open
-        block's usable index."""
+    def _delta_symbol(self, index: Any, obj: dict[str, Any]) -> int:
+        """block_delta, new_delta, stale_delta or late_event for a delta whose index is
+        not the open block's usable index."""
         if index == self.index and type(index) is int:
             return _DELTA
         if type(index) is not int or index < 0:
@@ -284,7 +305,7 @@ class Anthropic(MachineHandler):
             return _DELTA if self.index != -1 else M.SY_NEW_DELTA
         if index > self.last_index:
             return M.SY_NEW_DELTA
-        return M.SY_STALE_DELTA
+        return M.SY_STALE_DELTA if _carries_content(obj.get("delta")) else M.SY_LATE_EVENT
 
     def done_sentinel(self) -> bool:
         state = self.state
@@ -531,6 +552,14 @@ class Anthropic(MachineHandler):
     def _note_stray_stop(self, obj: dict[str, Any]) -> None:
         what = f"content_block_stop for block {shown(obj.get('index'))}"
         self.session.note("stray_block_stop", f"{what}, which is not open")
+
+    def _note_late_event(self, obj: dict[str, Any]) -> None:
+        index = shown(obj.get("index"))
+        delta = obj.get("delta")
+        dtype = delta.get("type") if type(delta) is dict else None
+        name = dtype if type(dtype) is str and dtype else "content_block_delta"
+        self.session.note("late_event", f"{name[:60]} for block {index}, which already stopped")
+        self.session.side_event(name, "info", None, obj)
 
     # One delta handler per block kind, chosen at the block's start (`on_delta`): the
     # common delta is one dict lookup, one comparison and the assembler call.
