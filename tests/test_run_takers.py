@@ -306,10 +306,12 @@ def test_the_window_shrinks_after_waste_and_grows_back() -> None:
     runs.took(5, 4)  # a handler's own parse that took less than it collected
     assert runs.window == 1
     assert runs.examined == 4 + 1 + 2 + 4 + 3 + 5
-    assert runs.fixed([b"H1T", b"H2T", b"X"], 0, b"H", b"T") == [b"1"]  # as far as the window
+    assert runs.fixed([b'H"1"T', b'H"2"T', b"X"], 0, b"H", b"T") == ["1"]  # as far as the window
     runs.window = 8
-    assert runs.fixed([b"H1T", b"H2T", b"X"], 0, b"H", b"T") == [b"1", b"2"]
-    assert runs.fixed([b"X", b"H2T"], 0, b"H", b"T") == []
+    assert runs.fixed([b'H"1"T', b'H"2"T', b"X"], 0, b"H", b"T") == ["1", "2"]
+    assert runs.fixed([b"X", b'H"2"T'], 0, b"H", b"T") == []
+    assert runs.fixed([b'H"1"T', b"HnullT", b'H"3"T'], 0, b"H", b"T") == ["1"]  # up to a hole with no string
+    assert runs.window == 1
     runs.window = RUN_MOST
     for _ in range(3):
         runs.strings([b'"x"'] * RUN_MOST)

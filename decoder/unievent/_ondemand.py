@@ -526,7 +526,14 @@ class Runs:
                 return values
         elif not count:  # a frame of another shape: nothing was collected
             return []
-        # (`took`, written out: run as Python source a call costs more than its body)
+        return self._one_by_one(holes)
+
+    def _one_by_one(self, holes: list[bytes]) -> list[str]:
+        """`one_string` of each hole, up to the first that holds no string; the window
+        follows (`took`, written out: run as Python source a call costs more than its
+        body)."""
+        count = len(holes)
+        window = self.window
         self.examined += count
         out: list[str] = []
         for hole in holes:
@@ -539,21 +546,33 @@ class Runs:
             self.window = window + window
         return out
 
-    def fixed(self, payloads: list[bytes], start: int, head: bytes, tail: bytes) -> list[bytes]:
-        """The holes of the frames from `start` on (at most a window of them) that are
-        `head`, a hole and `tail`, up to the first that is not (a protocol whose hot
-        frame is fixed by the protocol, with no template to learn); `strings` reads
-        them."""
+    def fixed(self, payloads: list[bytes], start: int, head: bytes, tail: bytes) -> list[str]:
+        """The strings of the frames from `start` on (at most a window of them) that are
+        `head`, a hole and `tail`, up to the first that is not or whose hole holds no
+        string (a protocol whose hot frame is fixed by the protocol, with no template to
+        learn): `strings` of their holes, in the one call a push's run costs."""
         skip = len(head)
-        holes: list[bytes] = []
         if start >= len(payloads) or payloads[start][:skip] != head:  # before any slice
-            return holes
+            return []
         end = -len(tail)  # (negated once, not twice a frame)
+        holes: list[bytes] = []
         for payload in payloads[start : start + self.window]:
             if payload[:skip] != head or payload[end:] != tail:
                 break
             holes.append(payload[skip:end])
-        return holes
+        count = len(holes)
+        if count > 1:  # `strings`, written out
+            try:
+                values = _loads(b"[" + b"\n,".join(holes) + b"]")
+            except _JSONDecodeError:
+                values = None
+            if type(values) is list and len(values) == count and _all_str(values):
+                self.examined += count
+                window = self.window
+                if count >= window and window < RUN_MOST:
+                    self.window = window + window
+                return values
+        return self._one_by_one(holes)
 
 
 def strings(holes: list[bytes]) -> list[str]:

@@ -236,7 +236,7 @@ class SSEFramer:
             deferred = self._deferred
             head = deferred + self._pending
             self._deferred = b""
-            self._pending = bytearray()
+            self._pending.clear()  # (its bytes were copied into `head`)
             self._pending_size = 0
             nl = deferred.find(b"\n") if deferred else nl + len(head)
             data = head + data

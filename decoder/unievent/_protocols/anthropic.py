@@ -226,11 +226,7 @@ class Anthropic(MachineHandler):
         head = self.hot_head
         if head is None or not _DELTA_LOOPS[self.state]:  # the table's loop: stay, apply_delta
             return start
-        runs = self.runs
-        holes = runs.fixed(payloads, start, head, b"}}")
-        if not holes:  # a frame of another shape: no call to parse nothing
-            return start
-        values = runs.strings(holes)
+        values = self.runs.fixed(payloads, start, head, b"}}")
         if values:
             self._take_hot(values)
         return start + len(values)

@@ -182,11 +182,7 @@ class Cohere(MachineHandler):
         head = self.hot_head
         if head is None or self.state not in _DELTA_LOOPS:  # the table's loop: stay, apply_delta
             return start
-        runs = self.runs
-        holes = runs.fixed(payloads, start, head, b"}}}}")
-        if not holes:  # a frame of another shape: no call to parse nothing
-            return start
-        values = runs.strings(holes)
+        values = self.runs.fixed(payloads, start, head, b"}}}}")
         if values:
             if self.kind == _TEXT:
                 self.asm.texts(values)

@@ -126,12 +126,6 @@ class _Call:
         return self.parsed
 
 
-def _alone(obj: dict[str, Any], choice: dict[str, Any]) -> bool:
-    """Whether `choice` is the chunk's only entry of `choices`."""
-    choices = obj.get("choices")
-    return type(choices) is list and len(choices) == 1 and choices[0] is choice
-
-
 class OpenAIChat(MachineHandler):
     """Protocol handler for `openai_chat` (see StreamDecoder)."""
 
@@ -328,8 +322,9 @@ class OpenAIChat(MachineHandler):
         if len(delta) == 1 and content and type(content) is str and not self.refusing:
             self.asm.text(content)  # most chunks: a bit of text and nothing else
             # a chunk the on-demand path could take: nothing in it but the text (of the
-            # one choice it carries: a template's path is that of the first)
-            if not obj.get("usage") and not x_groq and not choice.get("finish_reason") and _alone(obj, choice):
+            # one choice it carries: a template's path is that of the first; `choice`
+            # is an entry of `choices`, so that is a list)
+            if not obj.get("usage") and not x_groq and not choice.get("finish_reason") and len(obj["choices"]) == 1:
                 self.learnable = True
             return
         # order within a chunk: reasoning, then text (and its annotations), then tool calls
@@ -355,7 +350,8 @@ class OpenAIChat(MachineHandler):
         tool_calls = delta.get("tool_calls")
         if tool_calls and type(tool_calls) is list:
             self._tool_calls(tool_calls)
-            if len(delta) == 1 and len(tool_calls) == 1 and not obj.get("usage") and not x_groq and _alone(obj, choice):
+            alone = len(delta) == 1 and len(tool_calls) == 1 and len(obj["choices"]) == 1
+            if alone and not obj.get("usage") and not x_groq:
                 self._learnable_fragment(tool_calls[0], choice)
 
     def _refuse(self, refusal: str) -> None:
