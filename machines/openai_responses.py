@@ -3,15 +3,21 @@
 Inputs are frames classified by the decoder from `data.type` (else the `event:` line):
 
 - `created` (`response.created`), `progress` (`response.queued`, `response.in_progress`);
-- `reasoning_added`, `message_added`, `call_added`, `builtin_added`: a
-  `response.output_item.added` by item type (`reasoning`, `message`, `function_call`,
-  anything else: built-in tools such as `web_search_call`, `mcp_call`, and unknown types);
+- `reasoning_added`, `message_added`, `call_added`, `client_call_added`,
+  `builtin_added`: a `response.output_item.added` by item type (`reasoning`, `message`,
+  `function_call`; the other items the client answers with an item of its own:
+  `custom_tool_call`, `computer_call`, `local_shell_call`, `shell_call` unless its
+  `environment` names a hosted container, `apply_patch_call`, `mcp_approval_request`;
+  anything else: tools the server runs itself, such as `web_search_call`, `mcp_call`, a
+  hosted `shell_call`, and unknown types);
 - inside an item: `part` (`content_part.*`, `reasoning_summary_part.*`), `text_delta`
   (`output_text.delta`, `refusal.delta`), `text_done` (`output_text.done`,
   `refusal.done`), `annotation` (`output_text.annotation.added`), `thinking_delta` and
   `thinking_done` (`reasoning_summary_text.*`, `reasoning_text.*`), `args_delta` and
-  `args_done` (`function_call_arguments.*`), `builtin_event` (the built-in tools' own
-  events: `web_search_call.*`, `code_interpreter_call_code.delta`, ...) and `item_done`
+  `args_done` (`function_call_arguments.*`), `input_delta` and `input_done` (the text a
+  client call streams: `custom_tool_call_input.*`, `apply_patch_call_operation_diff.*`),
+  `builtin_event` (the tools' own events: `web_search_call.*`,
+  `code_interpreter_call_code.delta`, `shell_call_command.*`, ...) and `item_done`
   (`response.output_item.done`);
 - `late_reasoning` / `late_reasoning_done`: events of a reasoning item that was left
   open when the next item started (OpenRouter closes its reasoning item after the
@@ -56,6 +62,7 @@ STATES = [
     "reasoning",
     "message",
     "function_call",
+    "client_call",
     "builtin",
     "errored",
     "finished",
@@ -71,6 +78,7 @@ SYMBOLS = [
     "reasoning_added",
     "message_added",
     "call_added",
+    "client_call_added",
     "builtin_added",
     "part",
     "text_delta",
@@ -80,6 +88,8 @@ SYMBOLS = [
     "thinking_done",
     "args_delta",
     "args_done",
+    "input_delta",
+    "input_done",
     "builtin_event",
     "item_done",
     "late_reasoning",
@@ -104,11 +114,14 @@ ACTIONS = {
     "open_reasoning": "start a reasoning item (its thinking opens with the first text)",
     "open_message": "start a message item; its phase, if any, opens the text item as fidelity",
     "open_call": "start a function call: tool_call.delta with the name and call_id",
+    "open_client_call": "start an item the client answers: tool_call.delta with its name, call id and fidelity "
+    "(the item type)",
     "open_builtin": "start a built-in tool item: a side event (start)",
     "defer_reasoning": "close the open reasoning item's thinking; its late events are expected",
     "imply_message": "recovery: a message item's events with no output_item.added imply it (or a resumed stream)",
     "imply_reasoning": "recovery: a reasoning item's events with no output_item.added imply it (or a resumed stream)",
     "imply_call": "recovery: arguments with no output_item.added imply a function call, named when its done comes",
+    "imply_client_call": "recovery: input with no output_item.added implies a client call, named when its done comes",
     "close_left_open": "recovery: the open item was left open when the next began; close it as its done would",
     "text": "a text.delta (output_text or refusal)",
     "text_done": "the part's full text, emitted only if none of it arrived as deltas",
@@ -117,10 +130,13 @@ ACTIONS = {
     "thinking_done": "the part's full reasoning text, emitted only if none arrived as deltas",
     "arguments": "a function call's arguments fragment",
     "arguments_done": "the full arguments, emitted only if no fragment arrived",
-    "builtin_progress": "a built-in tool's own event: a side event (delta)",
+    "input": "a client call's streamed text, as a fragment of its JSON arguments",
+    "input_done": "the whole streamed text, taken as one fragment only if none arrived",
+    "builtin_progress": "a tool item's own event: a side event (delta)",
     "close_reasoning": "attach the reasoning item's fidelity (encrypted_content) and close it",
     "close_message": "close the message's text item (its content is used if no text arrived)",
     "close_call": "close the function call (the item's arguments are used if none arrived)",
+    "close_client_call": "close the client call: its arguments from the item where none streamed",
     "close_builtin": "a side event (done) with the finished built-in item",
     "adopt_item": "a resumed stream's first event is an item's done: the whole item",
     "late_reasoning": "an event of a reasoning item left open: its text is kept for its done",
@@ -147,17 +163,22 @@ HAPPY_PATHS = {
         "created", "progress", "reasoning_added", "part", "thinking_delta", "thinking_done", "part",
         "item_done", "call_added", "args_delta", "args_delta", "args_done", "item_done", "completed", "eof",
     ],
+    "a custom tool call": [
+        "created", "progress", "client_call_added", "input_delta", "input_delta", "input_done", "item_done",
+        "completed", "eof",
+    ],
 }
 
-_OPEN = ["waiting", "between", "reasoning", "message", "function_call", "builtin"]
-_ITEMS = ["reasoning", "message", "function_call", "builtin"]
+_OPEN = ["waiting", "between", "reasoning", "message", "function_call", "client_call", "builtin"]
+_ITEMS = ["reasoning", "message", "function_call", "client_call", "builtin"]
 _IDLE = ["waiting", "between"]
 _DEFER_MESSAGE = ["defer_reasoning", "open_message"]
 _DEFER_CALL = ["defer_reasoning", "open_call"]
+_DEFER_CLIENT_CALL = ["defer_reasoning", "open_client_call"]
 _DEFER_BUILTIN = ["defer_reasoning", "open_builtin"]
 _DEFER_REASONING = ["defer_reasoning", "open_reasoning"]
 # items that close when the next one starts without their done
-_LEFT_OPEN = ["message", "function_call", "builtin"]
+_LEFT_OPEN = ["message", "function_call", "client_call", "builtin"]
 
 TRANSITIONS = [
     # lifecycle
@@ -169,6 +190,8 @@ TRANSITIONS = [
     {"trigger": "message_added", "source": "reasoning", "dest": "message", "after": _DEFER_MESSAGE},
     {"trigger": "call_added", "source": _IDLE, "dest": "function_call", "after": ["open_call"]},
     {"trigger": "call_added", "source": "reasoning", "dest": "function_call", "after": _DEFER_CALL},
+    {"trigger": "client_call_added", "source": _IDLE, "dest": "client_call", "after": ["open_client_call"]},
+    {"trigger": "client_call_added", "source": "reasoning", "dest": "client_call", "after": _DEFER_CLIENT_CALL},
     {"trigger": "builtin_added", "source": _IDLE, "dest": "builtin", "after": ["open_builtin"]},
     {"trigger": "builtin_added", "source": "reasoning", "dest": "builtin", "after": _DEFER_BUILTIN},
     {"trigger": "reasoning_added", "source": "reasoning", "dest": "reasoning", "after": _DEFER_REASONING},
@@ -187,6 +210,11 @@ TRANSITIONS = [
     {"trigger": "args_delta", "source": "function_call", "dest": "=", "after": ["arguments"]},
     {"trigger": "args_done", "source": "function_call", "dest": "=", "after": ["arguments_done"]},
     {"trigger": "item_done", "source": "function_call", "dest": "between", "after": ["close_call"]},
+    # inside an item the client answers (a custom tool call, a computer call, ...)
+    {"trigger": "input_delta", "source": "client_call", "dest": "=", "after": ["input"]},
+    {"trigger": "input_done", "source": "client_call", "dest": "=", "after": ["input_done"]},
+    {"trigger": "builtin_event", "source": "client_call", "dest": "=", "after": ["builtin_progress"]},
+    {"trigger": "item_done", "source": "client_call", "dest": "between", "after": ["close_client_call"]},
     # inside a built-in tool item
     {"trigger": "builtin_event", "source": "builtin", "dest": "=", "after": ["builtin_progress"]},
     {"trigger": "item_done", "source": "builtin", "dest": "between", "after": ["close_builtin"]},
@@ -196,11 +224,18 @@ TRANSITIONS = [
     {"trigger": "text_done", "source": _IDLE, "dest": "message", "after": ["imply_message", "text_done"]},
     {"trigger": "thinking_delta", "source": _IDLE, "dest": "reasoning", "after": ["imply_reasoning", "thinking"]},
     {"trigger": "args_delta", "source": _IDLE, "dest": "function_call", "after": ["imply_call", "arguments"]},
+    {"trigger": "input_delta", "source": _IDLE, "dest": "client_call", "after": ["imply_client_call", "input"]},
     {"trigger": "item_done", "source": _IDLE, "dest": "between", "after": ["adopt_item"]},
     # recovery: the open item was left open when the next one began
     {"trigger": "new_index", "source": _ITEMS, "dest": "between", "after": ["close_left_open"]},
     {"trigger": "message_added", "source": _LEFT_OPEN, "dest": "message", "after": ["close_left_open", "open_message"]},
     {"trigger": "call_added", "source": _LEFT_OPEN, "dest": "function_call", "after": ["close_left_open", "open_call"]},
+    {
+        "trigger": "client_call_added",
+        "source": _LEFT_OPEN,
+        "dest": "client_call",
+        "after": ["close_left_open", "open_client_call"],
+    },
     {"trigger": "builtin_added", "source": _LEFT_OPEN, "dest": "builtin", "after": ["close_left_open", "open_builtin"]},
     {"trigger": "reasoning_added", "source": _LEFT_OPEN, "dest": "reasoning", "after": ["close_left_open", "open_reasoning"]},
     # a reasoning item left open, finishing late

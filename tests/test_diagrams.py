@@ -194,7 +194,7 @@ def test_responses_draws_the_shared_edges_once() -> None:
     assert text.count('"error / record_error"') == 1
     assert text.count("item_info / item_info") == 1
     note = next(n for n in diagrams.drawing(m).notes if "error / record_error" in n.exits.get("errored", []))
-    assert note.sources == ("waiting", "between", "reasoning", "message", "function_call", "builtin")
+    assert note.sources == ("waiting", "between", "reasoning", "message", "function_call", "client_call", "builtin")
     assert {"item_info / item_info", "mirobody_call / mirobody_call"} <= set(note.stays)
     # the ordinary answer: created, message, its text, its done, completed, all bold
     bold = [line for line in text.splitlines() if f'color="{diagrams.BLUE}", fontcolor' in line]

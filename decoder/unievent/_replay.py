@@ -12,6 +12,7 @@ from __future__ import annotations
 import base64
 import json
 import warnings
+from collections.abc import Callable
 from typing import Any
 
 import attrs
@@ -28,6 +29,8 @@ from unievent._events import (
     ToolCallDone,
     ToolResultDone,
 )
+from unievent._protocols.openai_responses import CLIENT_CALLS, client_call_item
+from unievent._shared import as_dict
 
 __all__ = ["REPLAYS", "Replay", "ReplayError", "ReplayWarning", "replay", "tool_result"]
 
@@ -189,18 +192,105 @@ def _openai_responses(items: tuple[Any, ...], turn: _Turn) -> Any:
                 message["phase"] = kept["phase"]
             out.append(message)
         elif type(item) is ToolCallDone:
-            turn.keep(item.fidelity, "tool_call")
-            out.append(
-                {
-                    "type": "function_call",
-                    "call_id": item.tool_call_id,
-                    "name": item.name,
-                    "arguments": _arguments_text(item),
-                }
-            )
+            out.append(_responses_call(item, turn.keep(item.fidelity, "tool_call")))
         else:
             turn.leave(f"{item.type} (no place in Responses input items)")
     return out
+
+
+def _responses_call(call: ToolCallDone, kept: dict[str, Any]) -> dict[str, Any]:
+    """A call as the item it came as: a function call, or the item its fidelity names."""
+    kind = kept.get("item_type")
+    if kind in CLIENT_CALLS:
+        item_id = kept.get("call_item_id")
+        item_id = item_id if type(item_id) is str else None
+        return client_call_item(kind, call.name, call.tool_call_id, call.arguments, kept, "completed", item_id)
+    return {
+        "type": "function_call",
+        "call_id": call.tool_call_id,
+        "name": call.name,
+        "arguments": _arguments_text(call),
+    }
+
+
+def _responses_answer(call: ToolCallDone, output: str | dict[str, Any], text: str, is_error: bool) -> dict[str, Any]:
+    """The input item that answers `call`: the output item of the call's own item type
+    (an approval response for an MCP approval request), else a function call's output."""
+    fidelity = call.fidelity or {}
+    answer_of = _ANSWERS.get(fidelity.get("item_type"))
+    if answer_of is None:
+        return {"type": "function_call_output", "call_id": call.tool_call_id, "output": text}
+    answer = answer_of(call, output, text, is_error)
+    if fidelity.get("caller") is not None:
+        answer["caller"] = fidelity["caller"]  # a call a program made is answered to that program
+    return answer
+
+
+def _custom_tool_answer(call: ToolCallDone, output: str | dict[str, Any], text: str, is_error: bool) -> dict[str, Any]:
+    return {"type": "custom_tool_call_output", "call_id": call.tool_call_id, "output": text}
+
+
+def _computer_answer(call: ToolCallDone, output: str | dict[str, Any], text: str, is_error: bool) -> dict[str, Any]:
+    """A screenshot: a dict output is the screenshot object, text its image URL.  The
+    call's pending safety checks are acknowledged by the caller, never here."""
+    screenshot = output if isinstance(output, dict) else {"type": "computer_screenshot", "image_url": output}
+    return {"type": "computer_call_output", "call_id": call.tool_call_id, "output": screenshot}
+
+
+def _local_shell_answer(call: ToolCallDone, output: str | dict[str, Any], text: str, is_error: bool) -> dict[str, Any]:
+    # the SDK's request type names the call it answers `id`, not `call_id`
+    return {"type": "local_shell_call_output", "id": call.tool_call_id, "output": text}
+
+
+def _shell_answer(call: ToolCallDone, output: str | dict[str, Any], text: str, is_error: bool) -> dict[str, Any]:
+    """One chunk of output: a dict with `stdout`, `stderr` and `outcome` as it is; text
+    as stdout with exit code 0, or with an error as stderr with exit code 1."""
+    if isinstance(output, dict) and "outcome" in output:
+        chunk = output
+    elif is_error:
+        chunk = {"stdout": "", "stderr": text, "outcome": {"type": "exit", "exit_code": 1}}
+    else:
+        chunk = {"stdout": text, "stderr": "", "outcome": {"type": "exit", "exit_code": 0}}
+    answer: dict[str, Any] = {"type": "shell_call_output", "call_id": call.tool_call_id, "output": [chunk]}
+    limit = as_dict(call.arguments.get("action")).get("max_output_length")
+    if type(limit) is int:
+        answer["max_output_length"] = limit  # the model asks for it back with the output
+    return answer
+
+
+def _apply_patch_answer(call: ToolCallDone, output: str | dict[str, Any], text: str, is_error: bool) -> dict[str, Any]:
+    answer = {"type": "apply_patch_call_output", "call_id": call.tool_call_id}
+    answer["status"] = "failed" if is_error else "completed"
+    if text:
+        answer["output"] = text
+    return answer
+
+
+def _approval_answer(call: ToolCallDone, output: str | dict[str, Any], text: str, is_error: bool) -> dict[str, Any]:
+    """A dict output says `approve` (and a `reason`); text is the reason, and an error
+    result denies."""
+    if isinstance(output, dict):
+        approve = output.get("approve")
+        if type(approve) is not bool:
+            raise ReplayError("an MCP approval request is answered with {'approve': True or False}")
+        reason = output.get("reason")
+    else:
+        approve, reason = not is_error, output
+    answer: dict[str, Any] = {"type": "mcp_approval_response", "approval_request_id": call.tool_call_id}
+    answer["approve"] = approve
+    if type(reason) is str and reason:
+        answer["reason"] = reason
+    return answer
+
+
+_ANSWERS: dict[Any, Callable[[ToolCallDone, str | dict[str, Any], str, bool], dict[str, Any]]] = {
+    "custom_tool_call": _custom_tool_answer,
+    "computer_call": _computer_answer,
+    "local_shell_call": _local_shell_answer,
+    "shell_call": _shell_answer,
+    "apply_patch_call": _apply_patch_answer,
+    "mcp_approval_request": _approval_answer,
+}
 
 
 def _gemini(items: tuple[Any, ...], turn: _Turn) -> Any:
@@ -244,7 +334,13 @@ REPLAYS: dict[str, tuple[Any, frozenset[str]]] = {
             {"reasoning_field", "signature", "format", "encrypted_content", "reasoning_id", "extra_content", "refusal"}
         ),
     ),
-    "openai_responses": (_openai_responses, frozenset({"encrypted_content", "reasoning_id", "channel", "phase"})),
+    "openai_responses": (
+        _openai_responses,
+        frozenset(
+            {"encrypted_content", "reasoning_id", "channel", "phase"}
+            | {"item_type", "call_item_id", "namespace", "caller", "environment"}
+        ),
+    ),
     "gemini": (_gemini, frozenset({"signature"})),
 }
 
@@ -291,7 +387,7 @@ def tool_result(call: ToolCallDone, output: str | dict[str, Any], protocol: str,
     if protocol == "openai_chat":
         return {"role": "tool", "tool_call_id": call.tool_call_id, "content": text}
     if protocol == "openai_responses":
-        return {"type": "function_call_output", "call_id": call.tool_call_id, "output": text}
+        return _responses_answer(call, output, text, is_error)
     if protocol == "gemini":
         response = {"error": output} if is_error else (output if isinstance(output, dict) else {"result": output})
         answer = {"name": call.name, "id": call.tool_call_id, "response": response}

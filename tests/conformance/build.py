@@ -1830,10 +1830,74 @@ def responses_cases() -> None:
          skipped=1, anomalies={}, end="truncated")
 
 
+def responses_client_call_cases() -> None:
+    p = RESPONSES
+    side = {"side_events": True}
+    patch = '*** Begin Patch\n+print("h\u00e9llo")\n*** End Patch\n'
+    custom: dict[str, Any] = {"id": "ctc_1", "type": "custom_tool_call", "status": "in_progress", "call_id": "call_ctc", "name": "apply_patch", "input": ""}
+    where = {"item_id": "ctc_1", "output_index": 0}
+    custom_stream = rsse(
+        created(), added(0, custom),
+        {"type": "response.custom_tool_call_input.delta", **where, "delta": patch[:16]},
+        {"type": "response.custom_tool_call_input.delta", **where, "delta": patch[16:]},
+        {"type": "response.custom_tool_call_input.done", **where, "input": patch},
+        item_done(0, {**custom, "status": "completed", "input": patch}), completed())
+    fidelity = {"item_type": "custom_tool_call"}
+    case(p, "a_custom_tool_call_is_a_tool_call_whose_input_streams_as_json_text",
+         "A custom tool's call waits for the client's answer, so it is a tool call named by the tool, with its call_id, fidelity naming the item type, and finish tool_call; its free-text input streams, escaped, as fragments of the JSON text {\"input\": text}.",
+         custom_stream, side,
+         items=[ToolCallDelta("apply_patch", "", "call_ctc", fidelity), ToolCallDelta("", '{"input":"*** Begin Patch\\n', ""),
+                ToolCallDelta("", '+print(\\"h\u00e9llo\\")\\n*** End Patch\\n', ""), ToolCallDelta("", '"}', ""),
+                ToolCallDone("apply_patch", {"input": patch}, "call_ctc", fidelity)],
+         sides=[], end="complete", finish_reason="tool_call", native="completed")
+    case(p, "a_custom_tool_call_byte_by_byte",
+         "A custom tool's call fed byte by byte decodes as the whole stream does.",
+         bytewise(custom_stream), calls=[("apply_patch", "call_ctc", {"input": patch})], finish_reason="tool_call")
+    patch_call: dict[str, Any] = {"id": "apc_1", "type": "apply_patch_call", "status": "in_progress", "call_id": "call_apc",
+                  "operation": {"type": "create_file", "path": "notes.md", "diff": ""}}
+    whole_patch: dict[str, Any] = {**patch_call, "status": "completed", "operation": {"type": "create_file", "path": "notes.md", "diff": "+# Notes\n"}}
+    pwhere = {"item_id": "apc_1", "output_index": 0}
+    case(p, "an_apply_patch_call_streams_its_diff_inside_its_operation",
+         "An apply_patch call is a tool call named apply_patch_call whose arguments are {\"operation\": ...}; its diff deltas stream inside that JSON text.",
+         rsse(created(), added(0, patch_call),
+              {"type": "response.apply_patch_call_operation_diff.delta", **pwhere, "delta": "+# Notes\n"},
+              {"type": "response.apply_patch_call_operation_diff.done", **pwhere, "diff": "+# Notes\n"},
+              item_done(0, whole_patch), completed()),
+         side,
+         items=[ToolCallDelta("apply_patch_call", "", "call_apc", {"item_type": "apply_patch_call"}),
+                ToolCallDelta("", '{"operation":{"type":"create_file","path":"notes.md","diff":"+# Notes\\n', ""), ToolCallDelta("", '"}}', ""),
+                ToolCallDone("apply_patch_call", {"operation": whole_patch["operation"]}, "call_apc", {"item_type": "apply_patch_call"})],
+         sides=[], finish_reason="tool_call")
+    approval: dict[str, Any] = {"id": "mcpr_1", "type": "mcp_approval_request", "server_label": "deepwiki", "name": "ask_question", "arguments": '{"question":"?"}'}
+    computer: dict[str, Any] = {"id": "cu_1", "type": "computer_call", "call_id": "call_cu", "status": "completed",
+                "action": {"type": "screenshot"}, "pending_safety_checks": []}
+    local_shell: dict[str, Any] = {"id": "lsh_1", "type": "local_shell_call", "call_id": "call_lsh", "status": "completed",
+                   "action": {"type": "exec", "command": ["ls"], "env": {}}}
+    shell: dict[str, Any] = {"id": "sh_1", "type": "shell_call", "call_id": "call_sh", "status": "completed", "action": {"commands": ["pwd"]}}
+    case(p, "every_item_the_client_answers_is_a_tool_call_named_by_its_item_type",
+         "A computer call, a local shell call, a shell call in the client's environment and an MCP approval request each wait for the client: tool calls named by their item type, the approval request by its id, arguments the item's own fields, fidelity the item type (and the id a computer or local shell call is sent back with).",
+         rsse(created(), *[frame for n, item in enumerate([computer, local_shell, shell, approval]) for frame in (added(n, item), item_done(n, item))], completed()),
+         side,
+         dones=[ToolCallDone("computer_call", {"action": {"type": "screenshot"}, "pending_safety_checks": []}, "call_cu", {"item_type": "computer_call", "call_item_id": "cu_1"}),
+                ToolCallDone("local_shell_call", {"action": local_shell["action"]}, "call_lsh", {"item_type": "local_shell_call", "call_item_id": "lsh_1"}),
+                ToolCallDone("shell_call", {"action": {"commands": ["pwd"]}}, "call_sh", {"item_type": "shell_call"}),
+                ToolCallDone("mcp_approval_request", {"server_label": "deepwiki", "name": "ask_question", "arguments": '{"question":"?"}'}, "mcpr_1", {"item_type": "mcp_approval_request"})],
+         sides=[], finish_reason="tool_call")
+    hosted: dict[str, Any] = {**shell, "environment": {"type": "container_reference", "container_id": "cntr_1"}}
+    output: dict[str, Any] = {"id": "sho_1", "type": "shell_call_output", "call_id": "call_sh", "status": "completed",
+              "output": [{"stdout": "/mnt/data\n", "stderr": "", "outcome": {"type": "exit", "exit_code": 0}}]}
+    case(p, "a_shell_call_in_a_hosted_container_stays_on_the_side_channel",
+         "A shell call whose environment names a hosted container runs on the server (its output item follows in the same response): side events, no tool call, finish stop.",
+         rsse(created(), added(0, hosted), item_done(0, hosted), added(1, output), item_done(1, output), *message(2, "In /mnt/data.", "msg_2"), completed()),
+         side, sides=[("shell_call", "start", "sh_1"), ("shell_call", "done", "sh_1"), ("shell_call_output", "start", "sho_1"), ("shell_call_output", "done", "sho_1")],
+         text="In /mnt/data.", calls=[], finish_reason="stop")
+
+
 chat_cases()
 sse_cases()
 anthropic_cases()
 responses_cases()
+responses_client_call_cases()
 
 # =========================================================================================
 # Google Gemini generateContent (SSE and the streamed JSON array) and the Interactions API

@@ -20,6 +20,19 @@
 # - function calls: `tool_call.delta` with the name and the `call_id` (not the item id)
 #   at `output_item.added`, then argument fragments; when no fragment arrived the
 #   `.done` arguments, else the item at `output_item.done`, are sent as one fragment.
+# - the other items the client answers with an item of its own (CLIENT_CALLS: a custom
+#   tool's call, a computer, local shell, shell or apply_patch call, an MCP approval
+#   request) are tool calls too: whoever must act next decides, and here it is the
+#   client.  The call is named by the custom tool's `name`, else by the item type; its
+#   id is the `call_id` (an approval request's `id`); its arguments are the item's own
+#   fields as a JSON object (a custom tool's free text as `{"input": text}`); and its
+#   fidelity names the item type (`item_type`), with what writing the item back needs
+#   that the call does not hold: a computer or local shell call's item id
+#   (`call_item_id`), and the item's `namespace`, `caller` and `environment`.  Text
+#   the item streams (a custom tool's input, a patch's diff) goes out as fragments of
+#   that JSON text, escaped, as it arrives; the rest of the arguments at
+#   `output_item.done`, from the whole item.  A `shell_call` whose `environment` names
+#   a hosted container runs on the server and stays on the side channel.
 # - `.done` events and `output_item.done` items are authoritative only for content
 #   that arrived in no delta (gateways that send whole parts): nothing is sent twice.
 # - built-in tools (any other item type), their events, annotations, unknown events
@@ -95,6 +108,10 @@ _SYMBOL_OF_TYPE: Final[dict[str, int]] = {
     "response.reasoning_text.done": M.SY_THINKING_DONE,
     "response.function_call_arguments.delta": M.SY_ARGS_DELTA,
     "response.function_call_arguments.done": M.SY_ARGS_DONE,
+    "response.custom_tool_call_input.delta": M.SY_INPUT_DELTA,
+    "response.custom_tool_call_input.done": M.SY_INPUT_DONE,
+    "response.apply_patch_call_operation_diff.delta": M.SY_INPUT_DELTA,
+    "response.apply_patch_call_operation_diff.done": M.SY_INPUT_DONE,
     "response.output_item.done": M.SY_ITEM_DONE,
     "response.mirobody_tool_call": M.SY_MIROBODY_CALL,
     "response.mirobody_tool_result": M.SY_MIROBODY_RESULT,
@@ -105,10 +122,37 @@ _SYMBOL_OF_TYPE: Final[dict[str, int]] = {
 }
 _SY_ADDED: Final = -1  # response.output_item.added: the symbol depends on the item's type
 _SYMBOL_OF_TYPE["response.output_item.added"] = _SY_ADDED
+#: Responses items the client answers, each with the item fields its call's arguments
+#: hold (a field the item lacks or leaves null is left out)
+CLIENT_CALLS: Final[dict[str, tuple[str, ...]]] = {
+    "custom_tool_call": ("input",),
+    "computer_call": ("action", "actions", "pending_safety_checks"),
+    "local_shell_call": ("action",),
+    "shell_call": ("action",),
+    "apply_patch_call": ("operation",),
+    "mcp_approval_request": ("server_label", "name", "arguments"),
+}
 _SYMBOL_OF_ITEM: Final = {
     "reasoning": M.SY_REASONING_ADDED,
     "message": M.SY_MESSAGE_ADDED,
     "function_call": M.SY_CALL_ADDED,
+    **dict.fromkeys(CLIENT_CALLS, M.SY_CLIENT_CALL_ADDED),
+}
+# fields of a client call's item kept as its fidelity, so that it is written back as it came
+_KEPT_FIELDS: Final = ("namespace", "caller", "environment")
+#: client calls whose id their request form requires (kept as fidelity `call_item_id`)
+ITEM_ID_KEPT: Final = frozenset(("computer_call", "local_shell_call"))
+# items with no `status` field
+_NO_STATUS: Final = frozenset(("custom_tool_call", "mcp_approval_request"))
+# the text an item streams: the streaming events' field (the event's, at its done) and
+# where that text sits in the call's arguments
+_STREAMED: Final = {
+    "custom_tool_call": ("input", ("input",)),
+    "apply_patch_call": ("diff", ("operation", "diff")),
+}
+_KIND_OF_INPUT: Final = {
+    "response.custom_tool_call_input.delta": "custom_tool_call",
+    "response.apply_patch_call_operation_diff.delta": "apply_patch_call",
 }
 # the built-in tools' own events are `response.<prefix>.<what>` (or `<prefix>_code.`,
 # `<prefix>_arguments.`): all of them go to the open built-in item
@@ -138,6 +182,8 @@ _ITEM_LEVEL: Final = tuple(
         M.SY_THINKING_DONE,
         M.SY_ARGS_DELTA,
         M.SY_ARGS_DONE,
+        M.SY_INPUT_DELTA,
+        M.SY_INPUT_DONE,
         M.SY_BUILTIN_EVENT,
         M.SY_ITEM_DONE,
     )
@@ -161,6 +207,7 @@ class _Item:
     """The open output item: what the handler needs to know about it."""
 
     __slots__ = (
+        "added",
         "announced",
         "any_text",
         "args_seen",
@@ -173,6 +220,7 @@ class _Item:
         "pending",
         "refusal",
         "refusal_done",
+        "suffix",
     )
 
     def __init__(self, kind: str, index: int | None, item_id: str | None) -> None:
@@ -187,6 +235,10 @@ class _Item:
         self.announced = False
         self.args_seen = False
         self.pending: list[str] = []  # fragments before the call could be announced
+        # client calls: the item as output_item.added gave it, and what closes the
+        # arguments' JSON text once its streamed text began going out ("" before)
+        self.added: dict[str, Any] = {}
+        self.suffix = ""
         # messages: refusal deltas, and whether a refusal.done recorded them
         self.refusal: list[str] = []
         self.refusal_done = False
@@ -220,6 +272,105 @@ def _provider_error(error: dict[str, Any], whole: dict[str, Any], fallback: str)
     kind = error.get("type")
     kind = kind if type(kind) is str and kind != "error" else (code if type(code) is str else None)
     return ProviderError(message, kind, code, error or whole)
+
+
+# --- items the client answers ------------------------------------------------------------
+
+
+def added_symbol(item: dict[str, Any]) -> int:
+    """The symbol of an `output_item.added` of `item`: by its type, and for a shell call
+    by who runs it (a hosted container's call is the server's own)."""
+    kind = _str(item.get("type"))
+    if kind == "shell_call" and _runs_hosted(item):
+        return M.SY_BUILTIN_ADDED
+    return _SYMBOL_OF_ITEM.get(kind, M.SY_BUILTIN_ADDED)
+
+
+def _runs_hosted(item: dict[str, Any]) -> bool:
+    # a container (`container_reference`, `container_auto`) is OpenAI's; `local` or none
+    # is the client's own machine
+    environment = item.get("environment")
+    return type(environment) is dict and _str(environment.get("type")) not in ("", "local")
+
+
+def client_call_name(kind: str, item: dict[str, Any]) -> str:
+    """A custom tool's call is named by the tool; any other by its item type, which no
+    function shares by accident (the fidelity's `item_type` settles it anyway)."""
+    return _str(item.get("name")) if kind == "custom_tool_call" else kind
+
+
+def client_call_id(kind: str, item: dict[str, Any]) -> str:
+    """What the answer names: an approval request's `id`, else the `call_id`."""
+    if kind == "mcp_approval_request":
+        return _str(item.get("id"))
+    return _str(item.get("call_id")) or _str(item.get("id"))
+
+
+def client_call_arguments(kind: str, item: dict[str, Any]) -> dict[str, Any]:
+    return {key: item[key] for key in CLIENT_CALLS[kind] if item.get(key) is not None}
+
+
+def client_call_fidelity(kind: str, item: dict[str, Any]) -> dict[str, Any]:
+    fidelity: dict[str, Any] = {"item_type": kind}
+    item_id = item.get("id")
+    if kind in ITEM_ID_KEPT and item_id and type(item_id) is str:
+        fidelity["call_item_id"] = item_id
+    for key in _KEPT_FIELDS:
+        if item.get(key) is not None:
+            fidelity[key] = item[key]
+    return fidelity
+
+
+def client_call_item(
+    kind: str,
+    name: str,
+    call_id: str,
+    arguments: dict[str, Any],
+    fidelity: dict[str, Any],
+    status: str | None = None,
+    item_id: str | None = None,
+) -> dict[str, Any]:
+    """The Responses item of a client call, as it came: the reverse of the decoding
+    (its writer and replay build their items with it)."""
+    item: dict[str, Any] = {"type": kind}
+    if kind == "mcp_approval_request":
+        item["id"] = call_id
+    else:
+        if item_id:
+            item["id"] = item_id
+        item["call_id"] = call_id
+    if kind == "custom_tool_call":
+        item["name"] = name
+    if status is not None and kind not in _NO_STATUS:
+        item["status"] = status
+    # fields the item cannot be without, when the arguments lack them
+    if kind == "custom_tool_call":
+        item["input"] = ""
+    elif kind == "computer_call":
+        item["pending_safety_checks"] = []
+    item.update(client_call_arguments(kind, arguments))
+    item.update({key: fidelity[key] for key in _KEPT_FIELDS if key in fidelity})
+    return item
+
+
+def _streamed_prefix(kind: str, added: dict[str, Any]) -> tuple[str, str] | None:
+    """The JSON text the arguments open with before an item's streamed text, and what
+    closes them after it; None when the item does not say enough to write them (its
+    arguments then come whole from its done)."""
+    if kind == "custom_tool_call":
+        return '{"input":"', '"}'
+    operation = added.get("operation")
+    if kind == "apply_patch_call" and type(operation) is dict:
+        rest = json_text({key: value for key, value in operation.items() if key != "diff"})
+        head = rest[:-1] + ("," if rest != "{}" else "")
+        return '{"operation":' + head + '"diff":"', '"}}'
+    return None
+
+
+def _escaped(text: str) -> str:
+    """`text` as it reads inside a JSON string: escaping goes character by character,
+    so the escaped pieces of a text join to the escaped text."""
+    return json_text(text)[1:-1]
 
 
 class OpenAIResponses(MachineHandler):
@@ -416,7 +567,7 @@ class OpenAIResponses(MachineHandler):
 
     def _added(self, etype: str, obj: dict[str, Any]) -> bool:
         item = _dict(obj.get("item"))
-        symbol = _SYMBOL_OF_ITEM.get(_str(item.get("type")), M.SY_BUILTIN_ADDED)
+        symbol = added_symbol(item)
         if _NEXT[self.state][symbol] < 0:
             return self._violation(etype, f"not allowed here (item type {shown(item.get('type'))})")
         index = obj.get("output_index")
@@ -529,6 +680,26 @@ class OpenAIResponses(MachineHandler):
             return json_text(value)  # some gateways send an object
         return ""
 
+    def _a_open_client_call(self, obj: dict[str, Any]) -> None:
+        item = _dict(obj.get("item"))
+        kind = _str(item.get("type"))
+        call = _Item(kind, _int(obj.get("output_index")), _str(item.get("id")) or None)
+        self.item = call
+        self.calls += 1
+        call.added = item
+        call.call_id = client_call_id(kind, item)
+        call.name = client_call_name(kind, item)
+        if call.name:
+            self._announce_client_call(call, item)
+
+    def _announce_client_call(self, call: _Item, item: dict[str, Any]) -> None:
+        if not call.call_id:
+            block = call.index if call.index is not None else self.calls - 1
+            call.call_id = f"call_{self.session.stream_id}_{block}"
+        self.asm.tool_call(call.name, call.call_id, "", client_call_fidelity(call.kind, item))
+        call.announced = True
+        self.made_calls = True
+
     def _a_open_builtin(self, obj: dict[str, Any]) -> None:
         item = _dict(obj.get("item"))
         kind = _str(item.get("type")) or "unknown_item"
@@ -555,6 +726,11 @@ class OpenAIResponses(MachineHandler):
         call = self._implied("function_call", obj)
         self.calls += 1
         self.item = call  # named (and announced) by its arguments' done or its item's done
+
+    def _a_imply_client_call(self, obj: dict[str, Any]) -> None:
+        call = self._implied(_KIND_OF_INPUT[self.etype], obj)
+        self.calls += 1
+        self.item = call  # named (and announced) by its item's done
 
     def _implied(self, kind: str, obj: dict[str, Any]) -> _Item:
         index = _int(obj.get("output_index"))
@@ -678,6 +854,40 @@ class OpenAIResponses(MachineHandler):
         elif call.name:
             self._announce(call)
 
+    def _a_input(self, obj: dict[str, Any]) -> None:
+        call = self.item
+        assert call is not None
+        if call.kind not in _STREAMED:  # an item that streams no text: the event is its progress
+            self._a_builtin_progress(obj)
+            return
+        delta = obj.get("delta")
+        if delta and type(delta) is str:
+            self._stream_input(call, delta)
+
+    def _stream_input(self, call: _Item, text: str) -> None:
+        """Text the call streams: a fragment of its arguments' JSON text while its
+        item says how that text opens, else kept for its done."""
+        call.args_seen = True
+        if call.suffix:
+            self.asm.tool_arguments(_escaped(text))
+            return
+        around = _streamed_prefix(call.kind, call.added) if call.announced else None
+        if around is None:
+            call.pending.append(text)
+            return
+        head, call.suffix = around
+        self.asm.tool_arguments(head + _escaped(text))
+
+    def _a_input_done(self, obj: dict[str, Any]) -> None:
+        call = self.item
+        assert call is not None
+        if call.kind not in _STREAMED:
+            self._a_builtin_progress(obj)
+            return
+        text = obj.get(_STREAMED[call.kind][0])
+        if not call.args_seen and text and type(text) is str:
+            self._stream_input(call, text)
+
     def _a_builtin_progress(self, obj: dict[str, Any]) -> None:
         item = self.item
         assert item is not None
@@ -787,6 +997,48 @@ class OpenAIResponses(MachineHandler):
         if self.asm.open_kind == "tool_call":
             self.asm.close()
 
+    def _a_close_client_call(self, obj: dict[str, Any]) -> None:
+        call = self.item
+        assert call is not None
+        self.item = None
+        self._finish_client_call(call, _dict(obj.get("item")), obj)
+
+    def _finish_client_call(self, call: _Item, done: dict[str, Any], obj: dict[str, Any]) -> None:
+        if call.suffix:  # its streamed text went out: close the JSON text around it
+            self.asm.tool_arguments(call.suffix)
+            self.asm.close()
+            return
+        item = {**call.added, **done}
+        if not call.announced:
+            call.name = call.name or client_call_name(call.kind, item)
+            call.call_id = call.call_id or client_call_id(call.kind, item)
+            if not call.name:
+                # never a nameless tool call: kept on the side channel instead
+                what = f"{call.kind} {call.call_id}"
+                self.session.note("unnamed_tool_call", f"{what} never got a name; kept as a side event")
+                self.session.side_event(call.kind, "done", call.call_id or call.id, obj)
+                return
+            self._announce_client_call(call, item)
+        arguments = client_call_arguments(call.kind, item)
+        if call.pending:
+            self._put_streamed(call.kind, arguments, "".join(call.pending))
+        self.asm.tool_arguments(json_text(arguments))
+        self.asm.close()
+
+    @staticmethod
+    def _put_streamed(kind: str, arguments: dict[str, Any], text: str) -> None:
+        """The streamed text in its place in the arguments, where the item left it empty."""
+        path = _STREAMED[kind][1]
+        where = arguments
+        for key in path[:-1]:
+            inner = where.get(key)
+            if type(inner) is not dict:
+                inner = {}
+            where[key] = inner = dict(inner)
+            where = inner
+        if not where.get(path[-1]):
+            where[path[-1]] = text
+
     def _a_close_builtin(self, obj: dict[str, Any]) -> None:
         item = self.item
         assert item is not None
@@ -809,6 +1061,9 @@ class OpenAIResponses(MachineHandler):
         elif kind == "function_call":
             self._a_open_call(obj)
             self._a_close_call(obj)
+        elif added_symbol(done) == M.SY_CLIENT_CALL_ADDED:
+            self._a_open_client_call(obj)
+            self._a_close_client_call(obj)
         else:
             self.session.side_event(kind or "unknown_item", "done", _str(done.get("id")) or None, obj)
 
@@ -835,6 +1090,8 @@ class OpenAIResponses(MachineHandler):
             self._finish_message(item, done)
         elif item.kind == "function_call":
             self._finish_call(item, done, {"item": done})
+        elif item.kind in CLIENT_CALLS:
+            self._finish_client_call(item, done, {"item": done})
         else:
             self.session.side_event(item.kind, "done", item.id, obj)
 

@@ -4,7 +4,9 @@
 #
 # `response.created`, `response.in_progress`, then one output item per group with its
 # `output_index`: reasoning (a summary part; `encrypted_content` and the item id from
-# its fidelity), message (an output_text part), function_call; each item's
+# its fidelity), message (an output_text part), function_call, or the item a client
+# call's fidelity names (`item_type`: a custom tool's call, a computer call, ...),
+# rebuilt from its arguments by the reader's own table; each item's
 # `output_item.done` carries the whole item, and `response.completed` (or
 # `response.incomplete` for a length stop) the full response with its usage.
 # `sequence_number` counts every event from 0.
@@ -14,10 +16,26 @@ from typing import Any, ClassVar
 
 import orjson
 
-from unievent._events import DeltaItem, DoneItem, StopEvent, TextDelta, ThinkingDelta, ToolCallDelta, Usage
+from unievent._events import (
+    DeltaItem,
+    DoneItem,
+    StopEvent,
+    TextDelta,
+    ThinkingDelta,
+    ToolCallDelta,
+    ToolCallDone,
+    Usage,
+)
 from unievent._generated import openai_responses as M
 from unievent._outcome import ProviderError
-from unievent._protocols.openai_responses import _SYMBOL_OF_ITEM, _SYMBOL_OF_TYPE, USAGE
+from unievent._protocols.openai_responses import (
+    _SYMBOL_OF_TYPE,
+    CLIENT_CALLS,
+    ITEM_ID_KEPT,
+    USAGE,
+    added_symbol,
+    client_call_item,
+)
 from unievent._side import SideEvent
 from unievent._writers.base import Writer, sse_frame
 
@@ -34,6 +52,7 @@ class OpenAIResponsesWriter(Writer):
     machine: ClassVar[Any] = M
     carries: ClassVar[frozenset[str]] = frozenset(
         {"encrypted_content", "reasoning_id", "format", "signature", "channel", "phase"}
+        | {"item_type", "call_item_id", "namespace", "caller", "environment"}
     )
 
     def __init__(self, *args: Any) -> None:
@@ -46,6 +65,7 @@ class OpenAIResponsesWriter(Writer):
         self.channel = "summary"
         self.first: DeltaItem | None = None
         self.held = False  # a reasoning item written at its done
+        self.call: dict[str, Any] = {}  # a client call's fidelity, kept to write its done
         self.late: dict[str, Any] = {}
         self.steps: list[dict[str, Any]] = []  # Mirobody's tool steps
         self.mirobody: dict[str, Any] = {}  # Mirobody's final records
@@ -53,7 +73,7 @@ class OpenAIResponsesWriter(Writer):
     def _event(self, kind: str, **fields: Any) -> None:
         symbol = _SYMBOL_OF_TYPE[kind]
         if symbol < 0:  # output_item.added: by the item's type
-            symbol = _SYMBOL_OF_ITEM[fields["item"]["type"]]
+            symbol = added_symbol(fields["item"])
         self.step(symbol)
         self.write(sse_frame({"type": kind, "sequence_number": self.sequence, **fields}, kind))
         self.sequence += 1
@@ -108,7 +128,10 @@ class OpenAIResponsesWriter(Writer):
             self._event("response.output_item.added", output_index=self.index, item=dict(self.item))
             self._part("added", "")
         elif type(first) is ToolCallDelta:
-            self.fidelity(first.fidelity)
+            kept = self.fidelity(first.fidelity)
+            if kept.get("item_type") in CLIENT_CALLS:
+                self._open_client_call(first, kept)
+                return
             self.item = {
                 "type": "function_call",
                 "id": f"fc_{self.index}",
@@ -122,6 +145,37 @@ class OpenAIResponsesWriter(Writer):
             self.dropped.append(f"{first.type} (no place in OpenAI Responses)")
             self.index -= 1
             self.item = {}
+
+    def _open_client_call(self, first: ToolCallDelta, kept: dict[str, Any]) -> None:
+        """The item the call came as, announced with what is known before its arguments."""
+        self.call = kept
+        kind = kept["item_type"]
+        self.item = client_call_item(
+            kind, first.name, first.tool_call_id, {}, kept, "in_progress", self._call_item_id()
+        )
+        self._event("response.output_item.added", output_index=self.index, item=dict(self.item))
+
+    def _call_item_id(self) -> str | None:
+        """The item's id as it came; else one made up, except where its reader would keep
+        a made-up id as the item's own (it had none)."""
+        kind = self.call["item_type"]
+        kept = self.call.get("call_item_id")
+        if type(kept) is str and kept:
+            return kept
+        return None if kind in ITEM_ID_KEPT else f"{kind}_{self.index}"
+
+    def _close_client_call(self, done: DoneItem) -> None:
+        assert type(done) is ToolCallDone
+        kind = self.call["item_type"]
+        text = done.arguments.get("input")
+        if kind == "custom_tool_call" and type(text) is str and text:
+            self._event("response.custom_tool_call_input.delta", **self._where(), delta=text)
+            self._event("response.custom_tool_call_input.done", **self._where(), input=text)
+        item_id = self.item.get("id") if kind != "mcp_approval_request" else None
+        self.item = client_call_item(
+            kind, done.name, done.tool_call_id, done.arguments, self.call, "completed", item_id
+        )
+        self.call = {}
 
     def _text_delta(self, text: str) -> None:
         """An output_text delta from a template: what `_event` writes for it, byte for
@@ -174,7 +228,7 @@ class OpenAIResponsesWriter(Writer):
                 self.texts.append(item.thinking)
                 if not self.held:
                     self._reasoning_delta(item.thinking)
-        elif type(item) is ToolCallDelta and item.arguments:
+        elif type(item) is ToolCallDelta and item.arguments and not self.call:
             self.texts.append(item.arguments)
             self._event("response.function_call_arguments.delta", **self._where(), delta=item.arguments)
 
@@ -213,6 +267,8 @@ class OpenAIResponsesWriter(Writer):
             self._part("done", text)
             self.item["content"] = [{"type": "output_text", "text": text, "annotations": []}]
             self.item["status"] = "completed"
+        elif self.call:  # its arguments are the item's own fields: written whole at its done
+            self._close_client_call(done)
         else:
             self._event("response.function_call_arguments.done", **self._where(), arguments=text)
             self.item["arguments"] = text
