@@ -12,7 +12,10 @@ message types, see the framing):
 - `block_delta`: a `contentBlockDelta` for the open block (its `contentBlockIndex`, or
   none while a block is open); `new_delta`: one for a block not open yet, an index above
   every index of the message: that is how text and reasoning blocks begin, without a
-  start of their own; `stale_delta`: one for a block that already stopped;
+  start of their own; `stale_delta`: one for a block that already stopped that carries
+  content (text, reasoning, a signature, tool input or a citation: done content would
+  change); `late_event`: one for a block that already stopped that changes nothing done
+  (a delta of a kind nobody knows yet, or an empty one);
 - `block_stop`: a `contentBlockStop` for the open block; `stray_stop`: any other.
 
 Blocks never overlap.  The stop reason arrives before the usage, so the stream waits in
@@ -20,8 +23,9 @@ Blocks never overlap.  The stop reason arrives before the usage, so the stream w
 `metadata` before `messageStop` is taken too.  Lenient lifecycle, as for Anthropic: a
 stream without `messageStart` (`imply_message`), a block left open when the next begins
 or the message stops (`close_open_block`), a stop for no open block (`note_stray_stop`)
-are recovered and noted; a contradiction (a delta for a block that already stopped, a
-block after `messageStop`) is a protocol error naming the state and the event, and
+are recovered and noted, and an event for a block that already stopped that changes
+nothing done is a side event of that block (`note_late_event`); a contradiction
+(content for a block that already stopped, a block after `messageStop`) is a protocol error naming the state and the event, and
 what was assembled is kept.  Nothing is read after `metadata` that follows the stop, an
 exception or an error.  No `messageStop` means the stream was cut short.
 """
@@ -36,6 +40,7 @@ SYMBOLS = [
     "block_delta",
     "new_delta",
     "stale_delta",
+    "late_event",
     "block_stop",
     "stray_stop",
     "message_stop",
@@ -58,6 +63,8 @@ ACTIONS = {
     "close_block": "attach the gathered signature or citations, close the block's item or emit the side channel's done",
     "close_open_block": "recovery: the open block was left open; close it as its stop would",
     "note_stray_stop": "recovery: a stop for no open block changes nothing; noted",
+    "note_late_event": "an event for a block that already stopped that changes nothing done: "
+    "a side event (info) of that block, noted as late_event",
     "record_stop": "remember stopReason; keep additionalModelResponseFields in extras",
     "take_metadata": "take usage (inputTokens with cache writes, cacheReadInputTokens, outputTokens); "
     "keep metrics, trace and the rest in extras",
@@ -101,6 +108,8 @@ TRANSITIONS = [
     {"trigger": "message_stop", "source": "block", "dest": "stopped", "after": ["close_open_block", "record_stop"]},
     {"trigger": "metadata", "source": "block", "dest": "metered", "after": ["close_open_block", "take_metadata"]},
     {"trigger": "stray_stop", "source": _OPENING, "dest": "=", "after": ["note_stray_stop"]},
+    # lenient: an earlier block's event that changes nothing done (content would be a contradiction)
+    {"trigger": "late_event", "source": ["message", "block", "metered", "stopped"], "dest": "=", "after": ["note_late_event"]},
     # anywhere before the end
     {"trigger": "other", "source": _LIVE, "dest": "=", "after": ["note_other"]},
     {"trigger": "error", "source": _LIVE, "dest": "failed", "after": ["record_error"]},

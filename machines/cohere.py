@@ -12,8 +12,10 @@ Inputs are SSE frames, classified by the decoder from the data's kebab-case `typ
 - `block_start`: a `content-start` (a text or thinking block) or `tool-call-start`;
 - `block_delta`: a `content-delta` or `tool-call-delta` for the open block (its family
   and `index`, or no index); `new_delta`: one for a block never started (an index above
-  every index of its family); `stale_delta`: one for a block that already ended
-  (attribution is ambiguous);
+  every index of its family); `stale_delta`: one for a block that already ended that
+  carries content (more text, thinking or arguments: done content would change);
+  `late_event`: one for a block that already ended that changes nothing done (an
+  empty one);
 - `block_end`: a `content-end` or `tool-call-end` for the open block; `stray_end`: any other.
 
 Blocks never overlap, and a plan is open from its first delta to the next frame of
@@ -22,8 +24,9 @@ that is missing but certain is recovered by a declared transition, each recorded
 aggregated anomaly: a stream without `message-start` (`imply_message`), a delta for a
 block never started (`imply_block`, its kind from the delta), a block left open when the
 next starts or the message ends (`close_open_block`), an end for no open block
-(`note_stray_end`).  Only a contradiction ends the stream `failed` (a delta for a block
-that already ended, a block after `message-end`): anything undeclared is a protocol
+(`note_stray_end`), an event for a block that already ended that changes nothing done
+(`note_late_event`, a side event of that block).  Only a contradiction ends the stream
+`failed` (content for a block that already ended, a block after `message-end`): anything undeclared is a protocol
 error naming the state and the event, and what was assembled is kept.  The stream is
 complete once `message-end` arrived (with or without the `[DONE]` after it); otherwise
 it was cut short.
@@ -50,6 +53,7 @@ SYMBOLS = [
     "block_delta",
     "new_delta",
     "stale_delta",
+    "late_event",
     "block_end",
     "stray_end",
     "plan_delta",
@@ -77,6 +81,8 @@ ACTIONS = {
     "apply_plan": "the plan's text is thinking",
     "close_block": "close the block's item, with the citations gathered while a text block was open as its fidelity",
     "note_stray_end": "recovery: an end for no open block changes nothing; noted",
+    "note_late_event": "an event for a block that already ended that changes nothing done: "
+    "a side event (info) of that block, noted as late_event",
     "take_citation": "keep the citation for the open text block (the side channel when no text block is open)",
     "take_end": "remember finish_reason; take usage (tokens, cached_tokens; billed_units in extras)",
     "record_error": "the error string of message-end (or the error frame's message); content already received is kept",
@@ -129,6 +135,8 @@ TRANSITIONS = [
     {"trigger": "plan_delta", "source": "block", "dest": "plan", "after": ["close_open_block", "apply_plan"]},
     {"trigger": "message_end", "source": "block", "dest": "ended", "after": ["close_open_block", "take_end"]},
     {"trigger": "stray_end", "source": _LIVE, "dest": "=", "after": ["note_stray_end"]},
+    # lenient: an earlier block's event that changes nothing done (content would be a contradiction)
+    {"trigger": "late_event", "source": ["message", "plan", "block", "ended"], "dest": "=", "after": ["note_late_event"]},
     # anywhere before the end
     {"trigger": "other", "source": [*_LIVE, "ended"], "dest": "=", "after": ["note_other"]},
     {"trigger": "error", "source": _LIVE, "dest": "failed", "after": ["record_error"]},

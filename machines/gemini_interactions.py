@@ -9,7 +9,9 @@ only a fallback).  Inputs are frames classified by the decoder:
 - `step_start` (`step.start` while no step is open), `step_delta` / `step_stop` (for
   the open step's `index`), and their recoveries: `new_delta` (a delta for a step never
   started, its index above every index so far), `stale_delta` (one for a step that
-  already stopped: attribution is ambiguous) and `stray_stop` (a stop for no open step);
+  already stopped that carries content: done content would change), `late_event` (one
+  for a step that already stopped that changes nothing done: a delta type nobody knows
+  yet, or an empty one) and `stray_stop` (a stop for no open step);
 - `completed` (`interaction.completed`), `error` (an `error` event with an error
   object; one without is a gateway heartbeat and changes nothing), `done_sentinel`
   (`event: done` / `data: [DONE]`) and `eof`.
@@ -17,7 +19,8 @@ only a fallback).  Inputs are frames classified by the decoder:
 Steps stream one at a time by index.  Strict semantics, lenient lifecycle, each
 recovery one aggregated anomaly: a stream without `interaction.created` is implied by
 its first frame; a delta for a step never started opens it (its kind from the delta
-type); a start while a step is open closes the open one first.  The stream is complete
+type); a start while a step is open closes the open one first; an event for a step
+that already stopped that changes nothing done is a side event of that step.  The stream is complete
 once `interaction.completed` arrived; `[DONE]` or the end of the body before it leaves
 it truncated; an error fails it.
 """
@@ -33,6 +36,7 @@ SYMBOLS = [
     "step_delta",
     "new_delta",
     "stale_delta",
+    "late_event",
     "step_stop",
     "stray_stop",
     "completed",
@@ -54,6 +58,8 @@ ACTIONS = {
     "close_open_step": "recovery: the open step was left open; close it as its stop would",
     "imply_step": "recovery: open the step a delta names, its kind from the delta type",
     "note_stray_stop": "recovery: a stop for no open step changes nothing; noted",
+    "note_late_event": "an event for a step that already stopped that changes nothing done: "
+    "a side event (info) of that step, noted as late_event",
     "record_completed": "finish from the interaction's status, usage, model",
     "record_error": "the error's code and message",
 }
@@ -76,6 +82,8 @@ TRANSITIONS = [
     {"trigger": "new_delta", "source": "step", "dest": "step", "after": ["close_open_step", *_IMPLY_STEP]},
     {"trigger": "step_start", "source": "step", "dest": "step", "after": ["close_open_step", "open_step"]},
     {"trigger": "stray_stop", "source": _IDLE, "dest": "=", "after": ["note_stray_stop"]},
+    # lenient: an earlier step's event that changes nothing done (content would be a contradiction)
+    {"trigger": "late_event", "source": ["between", "step", "finished"], "dest": "=", "after": ["note_late_event"]},
     # the end
     {"trigger": "completed", "source": _IDLE, "dest": "finished", "after": ["record_completed"]},
     {"trigger": "completed", "source": "step", "dest": "finished", "after": ["close_open_step", "record_completed"]},

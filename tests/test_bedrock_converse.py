@@ -22,7 +22,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import unievent
-from tests.helpers import calls_of, decode_stream, split_at, split_everywhere
+from tests.helpers import calls_of, decode_stream, decoder_on_path, split_at, split_everywhere
 from unievent import (
     InlineDataDone,
     Outcome,
@@ -396,6 +396,42 @@ def test_contradictions_fail_naming_state_and_event(body: bytes, error_in: list[
     assert outcome.end == "failed" and outcome.error is not None and outcome.error.type == "protocol_error"
     for part in error_in:
         assert part in outcome.error.message
+
+
+# An event that names a block that already stopped and changes nothing done (a delta of a
+# kind nobody knows yet, an empty one) is late, not a contradiction: a side event of that
+# block and one `late_event` anomaly, wherever it comes.
+PROGRESS = {"contentBlockIndex": 0, "delta": {"searchProgress": {"status": "done"}}}  # a kind not known yet
+
+
+@pytest.mark.parametrize("late", [PROGRESS, {"contentBlockIndex": 0, "delta": {"text": ""}}], ids=["new kind", "empty text"])
+@pytest.mark.parametrize(
+    "frames",
+    [
+        [MESSAGE_START, text(0, "a"), stop(0), "late", text(1, "b"), stop(1), message_stop(), metadata()],
+        [MESSAGE_START, text(0, "a"), stop(0), text(1, "b"), "late", stop(1), message_stop(), metadata()],
+        [MESSAGE_START, text(0, "a"), stop(0), text(1, "b"), stop(1), message_stop(), "late", metadata()],
+        [MESSAGE_START, text(0, "a"), stop(0), text(1, "b"), stop(1), metadata(), "late", message_stop()],
+    ],
+    ids=["between blocks", "in the next block", "after the stop", "after metadata"],
+)
+def test_an_earlier_blocks_event_that_changes_nothing_done_is_late_not_a_contradiction(
+    frames: list[Any], late: dict[str, Any]
+) -> None:
+    body = b"".join(event("contentBlockDelta", late, pad=0) if f == "late" else f for f in frames)
+    events, outcome = every_split(body, side_events=True)
+    assert outcome.end == "complete" and outcome.finish_reason == "stop"
+    assert [i.text for i in outcome.message.items if isinstance(i, unievent.TextDone)] == ["a", "b"]
+    assert kinds(outcome) == {"late_event": 1}
+    assert [e.data for e in events if isinstance(e, unievent.SideEvent)] == [late]
+    assert run(body, side_events=True) == on_the_slow_path(body, side_events=True)
+
+
+def on_the_slow_path(body: bytes, **options: Any) -> tuple[list[Any], Outcome]:
+    decoder = decoder_on_path("bedrock_converse", True, stream_id="s", clock=lambda: 0, **options)
+    events = decoder.push(body)
+    last, outcome = decoder.finish()
+    return events + last, outcome
 
 
 @pytest.mark.parametrize(

@@ -18,7 +18,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import unievent
-from tests.helpers import calls_of, decode_stream, split_at, split_everywhere, text_of
+from tests.helpers import calls_of, decode_stream, decoder_on_path, split_at, split_everywhere, text_of
 from unievent import (
     Outcome,
     StopEvent,
@@ -418,6 +418,54 @@ def test_contradictions_fail_naming_state_and_event_and_keep_what_arrived(body: 
     assert outcome.end == "failed" and outcome.error is not None and outcome.error.type == "protocol_error"
     for part in error_in:
         assert part in outcome.error.message
+
+
+# An event that names a block that already ended and changes nothing done (an empty
+# delta) is late, not a contradiction: a side event of that block and one `late_event`
+# anomaly, wherever it comes.
+EMPTY_TEXT = content_delta(0, "")
+EMPTY_ARGUMENTS = {"type": "tool-call-delta", "index": 0, "delta": {"message": {"tool_calls": {"function": {"arguments": ""}}}}}
+
+
+@pytest.mark.parametrize("late", [EMPTY_TEXT, content_delta(0, "", "thinking")], ids=["empty text", "empty thinking"])
+@pytest.mark.parametrize(
+    "middle",
+    [
+        [*text_block(0, "a"), "late", *text_block(1, "b")],
+        [*text_block(0, "a"), plan("p"), "late", *text_block(1, "b")],
+        [*text_block(0, "a"), content_start(1), "late", content_delta(1, "b"), content_end(1)],
+    ],
+    ids=["between blocks", "in a plan", "in the next block"],
+)
+def test_an_earlier_blocks_event_that_changes_nothing_done_is_late_not_a_contradiction(
+    middle: list[Any], late: dict[str, Any]
+) -> None:
+    body = simple(*[late if m == "late" else m for m in middle])
+    events, outcome = every_split(body, side_events=True)
+    assert outcome.end == "complete"
+    assert [i.text for i in outcome.message.items if isinstance(i, unievent.TextDone)] == ["a", "b"]
+    assert kinds(outcome) == {"late_event": 1}
+    assert [e.data for e in events if isinstance(e, unievent.SideEvent)] == [late]
+    assert run(body, side_events=True) == on_the_slow_path(body, side_events=True)
+
+
+def test_a_late_event_after_message_end_changes_nothing() -> None:
+    body = wire(message_start(), *call_block(0), message_end("TOOL_CALL"), EMPTY_ARGUMENTS)
+    _events, outcome = every_split(body)
+    assert outcome.end == "complete" and outcome.finish_reason == "tool_call"
+    assert calls_of(outcome) == [("get_weather", "call_1", {"city": "Paris"})]
+    assert kinds(outcome) == {"late_event": 1}
+
+
+def call_block(index: int) -> list[dict[str, Any]]:
+    return [call_start(index, "get_weather", "call_1"), call_delta(index, '{"city": "Paris"}'), call_end(index)]
+
+
+def on_the_slow_path(body: bytes, **options: Any) -> tuple[list[Any], Outcome]:
+    decoder = decoder_on_path("cohere", True, stream_id="s", clock=lambda: 0, **options)
+    events = decoder.push(body)
+    last, outcome = decoder.finish()
+    return events + last, outcome
 
 
 # --- finding the protocol -----------------------------------------------------------------

@@ -16,7 +16,7 @@ import orjson
 import pytest
 
 import unievent
-from tests.helpers import split_at
+from tests.helpers import decoder_on_path, split_at
 from unievent import DeltaEvent, InlineDataDone, Outcome, TextDone, ThinkingDone, ToolCallDone, Usage
 
 CORPUS = Path(__file__).resolve().parent.parent.parent / "shared" / "corpus"
@@ -226,6 +226,44 @@ def test_a_delta_for_a_step_that_stopped_fails_naming_it() -> None:
     assert outcome.end == "failed"
     assert outcome.error is not None and "step 0, which already stopped" in outcome.error.message
     assert outcome.message.items == (TextDone("a"),)
+
+
+# An event that names a step that already stopped and changes nothing done (a delta type
+# nobody knows yet, an empty one) is late, not a contradiction: a side event of that step
+# and one `late_event` anomaly, wherever it comes.
+OUTPUT_0 = [start(0, {"type": "model_output"}), delta(0, type="text", text="a"), stop(0)]
+OUTPUT_1 = [start(1, {"type": "model_output"}), delta(1, type="text", text="b"), stop(1)]
+
+
+@pytest.mark.parametrize(
+    "late", [delta(0, type="search_progress", status="done"), delta(0, type="text", text="")], ids=["new type", "empty text"]
+)
+@pytest.mark.parametrize(
+    "frames",
+    [
+        [created(), *OUTPUT_0, "late", *OUTPUT_1, completed()],
+        [created(), *OUTPUT_0, OUTPUT_1[0], "late", *OUTPUT_1[1:], completed()],
+        [created(), *OUTPUT_0, *OUTPUT_1, completed(), "late"],
+    ],
+    ids=["between steps", "in the next step", "after completed"],
+)
+def test_an_earlier_steps_event_that_changes_nothing_done_is_late_not_a_contradiction(
+    frames: list[Any], late: dict[str, Any]
+) -> None:
+    body = wire(*[late if f == "late" else f for f in frames]).replace(b"\n", b"\r\n")
+    _events, outcome = every_split(body)
+    assert outcome.end == "complete"
+    assert outcome.message.items == (TextDone("a"), TextDone("b"))
+    assert kinds(outcome) == {"late_event": 1}
+    assert [e.data for e in outcome.side_events] == [late]
+    assert run(body) == on_the_slow_path(body)
+
+
+def on_the_slow_path(body: bytes) -> tuple[list[Any], Outcome]:
+    decoder = decoder_on_path("gemini_interactions", True, stream_id="s", clock=lambda: 0)
+    events = decoder.push(body)
+    last, outcome = decoder.finish()
+    return events + last, outcome
 
 
 # --- the recorded stream --------------------------------------------------------------

@@ -1161,6 +1161,11 @@ def anthropic_cases() -> None:
          "A content_block_stop for a block that is not open changes nothing (anomaly stray_block_stop).",
          wire(message_start(), start(0, TEXT), text_delta(0, "a"), stop(1), text_delta(0, "b"), stop(0), stop(0), message_delta("end_turn"), MESSAGE_STOP),
          dones=[TextDone("ab")], anomalies={"stray_block_stop": 2})
+    case(p, "an_earlier_block_s_delta_that_changes_nothing_done_is_a_late_event",
+         "A delta for a block that already stopped that carries no content (a type not known yet, an empty one) changes nothing done: a side event of that block and the anomaly late_event, never a failure.",
+         wire(message_start(), start(0, TEXT), text_delta(0, "a"), stop(0), delta(0, {"type": "search_progress_delta", "status": "done"}),
+              start(1, TEXT), text_delta(1, "b"), stop(1), message_delta("end_turn"), MESSAGE_STOP),
+         {"side_events": True}, end="complete", dones=[TextDone("a"), TextDone("b")], anomalies={"late_event": 1})
     for slug, objs, state, event in [
         ("a_delta_after_its_stop", [text_delta(0, "a"), stop(0), text_delta(0, "late")], "message", "content_block_delta for block 0, which already stopped"),
         ("a_delta_for_a_closed_block", [start(0, TEXT), text_delta(0, "a"), start(1, TEXT), text_delta(0, "late")], "block", "content_block_delta for block 0, which already stopped"),
@@ -2090,6 +2095,10 @@ def interactions_cases() -> None:
     case(p, "no_created_and_no_step_start_are_recovered", "A stream without interaction.created and a delta for a step never started are recovered.",
          iframe("step.delta", index=0, delta={"type": "text", "text": "Hi"}) + iframe("step.stop", index=0) + completed() + I_DONE,
          text="Hi", anomalies={"implied_interaction_start": 1, "implied_step_start": 1}, end="complete")
+    case(p, "an_earlier_step_s_delta_that_changes_nothing_done_is_a_late_event",
+         "A delta for a step that already stopped that carries no content (a type not known yet, an empty one) changes nothing done: a side event of that step and the anomaly late_event.",
+         created + output + iframe("step.delta", index=1, delta={"type": "search_progress", "status": "done"}) + completed() + I_DONE,
+         end="complete", text="Paris.", anomalies={"late_event": 1})
     case(p, "a_delta_for_a_stopped_step_fails", "A delta for a step that already stopped is ambiguous: the stream fails, keeping the text.",
          created + output + iframe("step.delta", index=1, delta={"type": "text", "text": "late"}), end="failed", error_type="protocol_error", text="Paris.")
 
@@ -2326,6 +2335,10 @@ def cohere_cases() -> None:
     case(p, "a_stream_without_message_start_or_content_start_is_recovered", "A missing message-start and content-start are implied by the first delta, each noted once.",
          cwire({"type": "content-delta", "index": 0, "delta": {"message": {"content": {"text": "a"}}}}, {"type": "content-end", "index": 0}, cend()),
          text="a", end="complete", anomalies={"implied_message_start": 1, "implied_block_start": 1})
+    case(p, "an_earlier_block_s_empty_delta_is_a_late_event",
+         "An empty delta for a block that already ended changes nothing done: a side event of that block and the anomaly late_event.",
+         cwire(cstart(), *ccontent(0, "a"), {"type": "content-delta", "index": 0, "delta": {"message": {"content": {"text": ""}}}}, *ccontent(1, "b"), cend()),
+         end="complete", dones=[TextDone("a"), TextDone("b")], anomalies={"late_event": 1})
     case(p, "a_delta_for_a_block_that_ended_fails", "A delta for a block that already ended cannot be attributed: a protocol error naming the state and the event.",
          cwire(cstart(), *ccontent(0, "a"), {"type": "content-delta", "index": 0, "delta": {"message": {"content": {"text": "b"}}}}),
          end="failed", error_type="protocol_error", error_in=["content-delta for block 0, which already ended", "'message'"], text="a")
@@ -2404,6 +2417,10 @@ def bedrock_cases() -> None:
     case(p, "the_end_without_metadata_is_complete_without_usage", "A body that ends after messageStop without its metadata is complete, without usage; noted.",
          B_START + btext(0, "a") + bstop(0) + bevent("messageStop", {"stopReason": "end_turn"}), end="complete", usage=Usage(None, None, None, None), anomalies={"no_metadata": 1})
     case(p, "no_message_stop_is_truncated", "No messageStop: the stream was cut short.", B_START + btext(0, "a"), end="truncated", text="a")
+    case(p, "an_earlier_block_s_delta_that_changes_nothing_done_is_a_late_event",
+         "A contentBlockDelta for a block that already stopped that carries no content (a kind not known yet, an empty one) changes nothing done: a side event of that block and the anomaly late_event.",
+         B_START + btext(0, "a") + bstop(0) + bevent("contentBlockDelta", {"contentBlockIndex": 0, "delta": {"text": ""}}) + btext(1, "b") + bstop(1) + bend(),
+         end="complete", dones=[TextDone("a"), TextDone("b")], anomalies={"late_event": 1})
     case(p, "a_body_that_is_no_event_stream_is_kept", "A body whose first 12 bytes are no prelude is not an event stream, and kept.",
          b"<html>502 Bad Gateway</html>", end="not_event_stream", body="<html>502 Bad Gateway</html>")
     case(p, "a_length_over_the_cap_raises", "A prelude whose length is over max_frame raises FrameTooLargeError before the frame is gathered; the frames before it are decoded.",

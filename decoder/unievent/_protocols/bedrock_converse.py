@@ -156,6 +156,24 @@ def failure_of(event: str, obj: dict[str, Any]) -> ProviderError:
     return ProviderError(text, kind, code_of(obj.get("originalStatusCode")), obj)
 
 
+def _carries_content(delta: Any) -> bool:
+    """Whether a contentBlockDelta's delta would add to a block's content (text,
+    reasoning text, a signature or redacted content, tool input, a citation): for a
+    block that already stopped, that is a contradiction; any other delta (a kind nobody
+    knows yet, an empty one) changes nothing done."""
+    if type(delta) is not dict:
+        return False
+    if delta.get("text"):
+        return True
+    tool = delta.get("toolUse")
+    if type(tool) is dict and tool.get("input"):
+        return True
+    reasoning = delta.get("reasoningContent")
+    if type(reasoning) is dict and any(reasoning.get(key) for key in ("text", "signature", "redactedContent")):
+        return True
+    return delta.get("citation") is not None
+
+
 class BedrockConverse(MachineHandler):
     """Protocol handler for `bedrock_converse` (see StreamDecoder)."""
 
@@ -270,7 +288,9 @@ class BedrockConverse(MachineHandler):
                 return _DELTA
             if type(index) is not int or index < 0:
                 return _DELTA if self.index != -1 else M.SY_NEW_DELTA
-            return M.SY_NEW_DELTA if index > self.last_index else M.SY_STALE_DELTA
+            if index > self.last_index:
+                return M.SY_NEW_DELTA
+            return M.SY_STALE_DELTA if _carries_content(obj.get("delta")) else M.SY_LATE_EVENT
         if symbol == M.SY_BLOCK_STOP and (self.index == -1 or (type(index) is int and index != self.index)):
             return M.SY_STRAY_STOP
         return symbol
@@ -500,6 +520,11 @@ class BedrockConverse(MachineHandler):
     def _note_stray_stop(self, event: str, obj: dict[str, Any]) -> None:
         what = f"contentBlockStop for block {shown(obj.get('contentBlockIndex'))}"
         self.session.note("stray_block_stop", f"{what}, which is not open")
+
+    def _note_late_event(self, event: str, obj: dict[str, Any]) -> None:
+        what = f"{event} for block {shown(obj.get('contentBlockIndex'))}"
+        self.session.note("late_event", f"{what}, which already stopped")
+        self.session.side_event(event, "info", None, obj)
 
     def _attach(self) -> None:
         """The signature and citations a content block gathered go on its item."""

@@ -126,6 +126,18 @@ def _message(obj: dict[str, Any]) -> dict[str, Any]:
     return as_dict(as_dict(obj.get("delta")).get("message"))
 
 
+def _carries_content(obj: dict[str, Any]) -> bool:
+    """Whether a content-delta or tool-call-delta would add to a block's content (text,
+    thinking, arguments): for a block that already ended, that is a contradiction; an
+    empty one changes nothing done."""
+    message = _message(obj)
+    content = as_dict(message.get("content"))
+    if content.get("text") or content.get("thinking"):
+        return True
+    calls = as_dict(message.get("tool_calls"))
+    return bool(as_dict(calls.get("function")).get("arguments"))
+
+
 class Cohere(MachineHandler):
     """Protocol handler for `cohere` (see StreamDecoder)."""
 
@@ -227,7 +239,10 @@ class Cohere(MachineHandler):
             if kind.endswith("-end"):
                 same = self.family == family and (index is None or (type(index) is int and index == self.index))
                 return M.SY_BLOCK_END if same else M.SY_STRAY_END
-            return self._delta_symbol(family, index)
+            symbol = self._delta_symbol(family, index)
+            if symbol == M.SY_STALE_DELTA and not _carries_content(obj):
+                return M.SY_LATE_EVENT
+            return symbol
         if kind == "message-end":
             delta = as_dict(obj.get("delta"))
             if delta.get("finish_reason") == "ERROR" or delta.get("error") is not None:
@@ -411,6 +426,12 @@ class Cohere(MachineHandler):
     def _note_stray_end(self, obj: dict[str, Any]) -> None:
         what = f"{shown(obj.get('type'))} for block {shown(obj.get('index'))}"
         self.session.note("stray_block_end", f"{what}, which is not open")
+
+    def _note_late_event(self, obj: dict[str, Any]) -> None:
+        kind = obj.get("type")
+        name = kind if type(kind) is str and kind else "delta"
+        self.session.note("late_event", f"{name[:60]} for block {shown(obj.get('index'))}, which already ended")
+        self.session.side_event(name, "info", None, obj)
 
     def _close_block(self, obj: dict[str, Any]) -> None:
         kind = self.kind

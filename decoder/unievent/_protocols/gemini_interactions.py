@@ -105,6 +105,31 @@ def _decoded(data: Any) -> bytes | None:
         return None
 
 
+# the content each delta type carries: a step's done content is made of these
+_CONTENT_OF_DELTA: Final = {
+    "text": "text",
+    "thought_summary": "content",
+    "thought_signature": "signature",
+    "arguments_delta": "arguments",
+    "image": "data",
+    "audio": "data",
+    "text_annotation_delta": "annotations",
+    "text_annotation": "annotations",
+}
+
+
+def _carries_content(delta: Any) -> bool:
+    """Whether a step.delta would add to a step's content (text, a thought, a
+    signature, arguments, media, annotations): for a step that already stopped, that
+    is a contradiction; any other delta (a type nobody knows yet, an empty one) changes
+    nothing done."""
+    if type(delta) is not dict:
+        return False
+    dtype = delta.get("type")
+    field = _CONTENT_OF_DELTA.get(dtype) if type(dtype) is str else None
+    return field is not None and delta.get(field) not in (None, "", [], {})
+
+
 class GeminiInteractions(MachineHandler):
     """Protocol handler for `gemini_interactions` (see StreamDecoder)."""
 
@@ -142,6 +167,8 @@ class GeminiInteractions(MachineHandler):
             return False
         if symbol == M.SY_STEP_DELTA:
             symbol = self._delta_symbol(obj.get("index"))
+            if symbol == M.SY_STALE_DELTA and not _carries_content(obj.get("delta")):
+                symbol = M.SY_LATE_EVENT
         elif symbol == M.SY_STEP_STOP:
             index = obj.get("index")
             if self.index == -1 or (type(index) is int and index != self.index):
@@ -283,6 +310,12 @@ class GeminiInteractions(MachineHandler):
 
     def _note_stray_stop(self, obj: dict[str, Any]) -> None:
         self.session.note("stray_step_stop", f"step.stop for step {shown(obj.get('index'))}, which is not open")
+
+    def _note_late_event(self, obj: dict[str, Any]) -> None:
+        dtype = as_dict(obj.get("delta")).get("type")
+        name = dtype if type(dtype) is str and dtype else "step.delta"
+        self.session.note("late_event", f"{name[:60]} for step {shown(obj.get('index'))}, which already stopped")
+        self.session.side_event(name, "info", None, obj)
 
     def _apply_delta(self, obj: dict[str, Any]) -> None:
         delta = as_dict(obj.get("delta"))
