@@ -7,6 +7,7 @@
 # (an error, a gateway's keep-alive object) decides nothing.
 from __future__ import annotations
 
+import base64
 from typing import Any, Final
 from urllib.parse import urlsplit
 
@@ -145,9 +146,20 @@ def from_frame(event: str | None, obj: dict[str, Any]) -> tuple[str | None, str]
             return "cohere", f"the event name {event!r}"
         if event in _CONVERSE_EVENTS:
             return "bedrock_converse", f"the event type {event!r}"
-        if event == "chunk" and type(obj.get("bytes")) is str:
-            return "bedrock_invoke", "a chunk event with base64 bytes"
+        if event == "chunk" and _holds_an_event(obj.get("bytes")):
+            return "bedrock_invoke", "a chunk event whose base64 bytes hold a JSON event"
     return None, ""
+
+
+def _holds_an_event(data: object) -> bool:
+    """Whether a chunk's `bytes` are base64 of a JSON object, as InvokeModel's are (a
+    Bedrock agent's chunks hold the answer's plain text: another protocol)."""
+    if type(data) is not str:
+        return False
+    try:
+        return type(orjson.loads(base64.b64decode(data, validate=True))) is dict
+    except (ValueError, orjson.JSONDecodeError):  # binascii.Error is a ValueError
+        return False
 
 
 def from_payload(event: str | None, payload: bytes) -> tuple[str | None, str]:
