@@ -95,6 +95,21 @@ def test_nova_events_decode_as_the_same_converse_stream_does() -> None:
     assert (events, outcome.message, outcome.usage, outcome.finish_reason) == (expected_events, expected.message, expected.usage, expected.finish_reason)
 
 
+def test_novas_last_chunk_holds_its_metadata_beside_the_invocation_metrics() -> None:
+    nova: list[dict[str, Any]] = [
+        {"messageStart": {"role": "assistant"}},
+        {"contentBlockDelta": {"delta": {"text": "Paris"}, "contentBlockIndex": 0}},
+        {"contentBlockStop": {"contentBlockIndex": 0}},
+        {"messageStop": {"stopReason": "end_turn"}},
+        {"metadata": {"usage": {"inputTokens": 13, "outputTokens": 82}, "metrics": {}, "trace": {}}},
+    ]
+    _events, outcome = every_split(invoke(*with_metrics(nova)), "bedrock_invoke")
+    assert outcome.end == "complete" and outcome.finish_reason == "stop"
+    assert outcome.usage == Usage(cached_tokens=None, prompt_tokens=13, thoughts_tokens=None, response_tokens=82)
+    assert kinds(outcome) == {}  # the family is known, and its metadata arrived
+    assert outcome.extras["invocation_metrics"] == METRICS
+
+
 def test_a_model_family_not_decoded_is_kept_aside_and_the_stream_is_truncated() -> None:
     titan = [{"outputText": "Hi", "index": 0, "completionReason": None}, {"outputText": "!", "index": 0, "completionReason": "FINISH"}]
     _, outcome = run(invoke(*titan), "bedrock_invoke")

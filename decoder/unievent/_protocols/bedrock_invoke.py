@@ -77,9 +77,16 @@ def _family(obj: dict[str, Any]) -> str | None:
         return "anthropic"
     if type(obj.get("choices")) is list:
         return "openai_chat"
-    if len(obj) == 1 and next(iter(obj)) in _CONVERSE_EVENTS:
+    if _converse_event(obj) is not None:
         return "bedrock_converse"
     return None
+
+
+def _converse_event(obj: dict[str, Any]) -> str | None:
+    """The ConverseStream event an object holds: its one key beside the invocation
+    metrics (Nova's last chunk holds `metadata` and the metrics together)."""
+    names = [key for key in obj if key != _METRICS]
+    return names[0] if len(names) == 1 and names[0] in _CONVERSE_EVENTS else None
 
 
 _FAMILIES: Final[dict[str, Callable[[Session], Handler]]] = {
@@ -232,7 +239,8 @@ class BedrockInvoke(MachineHandler):
             session.side_event("chunk", "info", None, inner)
         elif not self.over:
             if family == "bedrock_converse":
-                name, body = next(iter(inner.items()))
+                name = _converse_event(inner)
+                body = inner[name] if name is not None else None
                 self.over = self.inner.frame(name, body if type(body) is dict else {})
             else:
                 self.over = self.inner.frame(None, inner)
