@@ -68,6 +68,7 @@ from unievent._framing.aws_eventstream import encode_frame
 from unievent._framing.sniff import is_prelude
 
 CORPUS = Path(__file__).resolve().parent.parent.parent / "shared" / "corpus"
+OPEN_WORLD = CORPUS.parent / "corpus-open-world"
 PROTOCOLS = (
     "openai_chat",
     "anthropic",
@@ -255,17 +256,22 @@ def _aws(name: str, payload: dict[str, Any]) -> bytes:
     return encode_frame(headers, orjson.dumps(payload, option=orjson.OPT_SORT_KEYS))
 
 
-def corpus_seeds() -> list[Seed]:
+def corpus_seeds(corpus: Path = CORPUS) -> list[Seed]:
     """The recorded streams of the protocols unievent decodes (empty without the corpus)."""
-    manifest = CORPUS / "manifest.json"
+    manifest = corpus / "manifest.json"
     if not manifest.is_file():
         return []
     seeds = []
     for entry in json.loads(manifest.read_text()):
         protocol = _CORPUS_PROTOCOLS.get(entry["protocol"], entry["protocol"])
         if protocol in unievent.PROTOCOLS:
-            seeds.append((protocol, entry["file"], (CORPUS / entry["file"]).read_bytes()))
+            seeds.append((protocol, entry["file"], (corpus / entry["file"]).read_bytes()))
     return seeds
+
+
+def open_world_seeds() -> list[Seed]:
+    """The recorded streams of ../shared/corpus-open-world (empty without it)."""
+    return corpus_seeds(OPEN_WORLD)
 
 
 #: the corpus's protocol names that name no protocol here (every recorded bedrock stream is ConverseStream)

@@ -3,8 +3,9 @@
 Providers add event types all the time.  Hypothesis inserts a plausible one (a new
 `type` string naming an earlier, the current or a later item by its index or id, or
 naming none) anywhere in each protocol's suite stream and in every recorded stream of
-../shared/corpus/ (when present): the text, thinking and tool calls that arrived are
-unchanged, and so is the end.
+../shared/corpus/ and ../shared/corpus-open-world/ (when present), for every protocol
+whose events are typed and name their items: the text, thinking and tool calls that
+arrived are unchanged, and so is the end.
 """
 
 from __future__ import annotations
@@ -20,13 +21,20 @@ import unievent
 from tests import fuzzing
 from unievent._decoder import StreamDecoder as RuntimeStreamDecoder  # takes any protocol name
 
-#: protocols whose frames carry a `type` naming the event, and how a new one names an item
+#: protocols whose frames carry a type naming the event: the key of that type, the key
+#: that names an item, and a type nobody has seen yet
 NAMED = {
-    "anthropic": ("index", "future_block_event"),
-    "openai_responses": ("output_index", "response.future_tool_call.progress"),
-    "cohere": ("index", "future-event"),
+    "anthropic": ("type", "index", "future_block_event"),
+    "openai_responses": ("type", "output_index", "response.future_tool_call.progress"),
+    "cohere": ("type", "index", "future-event"),
+    "gemini_interactions": ("event_type", "index", "step.future_event"),
+    "bedrock_converse": (":event-type", "contentBlockIndex", "futureEvent"),  # the frame's header
 }
-SEEDS = [seed for seed in fuzzing.suite_seeds() + fuzzing.corpus_seeds() if seed[0] in NAMED]
+SEEDS = [
+    seed
+    for seed in fuzzing.suite_seeds() + fuzzing.corpus_seeds() + fuzzing.open_world_seeds()
+    if seed[0] in NAMED
+]
 
 
 def decode(protocol: str, body: bytes) -> unievent.Outcome:
@@ -41,12 +49,15 @@ def answer(outcome: unievent.Outcome) -> tuple[Any, ...]:
 
 
 def new_event(protocol: str, where: int | None, item_id: str | None) -> bytes:
-    key, kind = NAMED[protocol]
-    obj: dict[str, Any] = {"type": kind, "note": "an event this decoder has never seen"}
+    type_key, key, kind = NAMED[protocol]
+    obj: dict[str, Any] = {"note": "an event this decoder has never seen"}
     if where is not None:
         obj[key] = where
     if item_id is not None:
         obj["item_id"] = item_id
+    if type_key == ":event-type":  # an AWS event-stream frame, its type in a header
+        return fuzzing._aws(kind, obj)
+    obj[type_key] = kind
     return b"event: " + kind.encode() + b"\ndata: " + orjson.dumps(obj) + b"\n\n"
 
 
