@@ -48,8 +48,16 @@ def sse_frame(obj: Any, event: str | None = None) -> bytes:
 
 def with_raw(obj: Any, raw: str) -> bytes:
     """`obj` as JSON with its one RAW value replaced by `raw`, JSON text as it arrived:
-    a received value is never re-serialized.  RAW must come first in document order."""
-    return orjson.dumps(obj).replace(_RAW_MARK, raw.encode(), 1)
+    a received value is never re-serialized.  RAW must come first in document order.
+
+    The text keeps no raw CR or LF: the writers that splice it write line-framed wires
+    (an SSE `data:` line, an NDJSON line), where one would cut the frame in two, and in
+    JSON text (which `raw_arguments` checked it is) a raw CR or LF can only be
+    whitespace between tokens, so a space holds the same value."""
+    text = raw.encode()
+    if text.find(b"\n") >= 0 or text.find(b"\r") >= 0:
+        text = text.replace(b"\r", b" ").replace(b"\n", b" ")
+    return orjson.dumps(obj).replace(_RAW_MARK, text, 1)
 
 
 def raw_arguments(parts: list[str], done: Any) -> str:
