@@ -10,8 +10,10 @@ every other with the same content.  What a wire cannot carry is listed in `dropp
 
 from __future__ import annotations
 
+import base64
 import json
 import random
+import re
 from pathlib import Path
 from typing import Any
 
@@ -132,6 +134,10 @@ UNCARRIED_USAGE = {"cohere": ("thoughts_tokens",), "ollama": ("cached_tokens", "
 
 
 def carried_usage(protocol: str, usage: Usage) -> Usage:
+    if protocol == "bedrock_converse" and usage.thoughts_tokens is not None:
+        # Converse counts reasoning in outputTokens: no count of its own
+        response = usage.response_tokens + usage.thoughts_tokens if usage.response_tokens is not None else None
+        return attrs.evolve(usage, response_tokens=response, thoughts_tokens=None)
     return attrs.evolve(usage, **dict.fromkeys(UNCARRIED_USAGE.get(protocol, ()), None))
 
 
@@ -248,7 +254,8 @@ def test_an_event_after_the_end_is_refused() -> None:
 
 
 def test_an_unknown_protocol_names_those_there_are() -> None:
-    with pytest.raises(unievent.EncodeError, match="no writer for it; there are: anthropic, cohere, gemini"):
+    names = "anthropic, bedrock_converse, bedrock_invoke, cohere, gemini"
+    with pytest.raises(unievent.EncodeError, match=f"no writer for it; there are: {names}"):
         unievent.StreamEncoder("carrier_pigeon")
 
 
@@ -369,6 +376,8 @@ def test_a_calls_arguments_go_out_as_their_text_never_re_serialized() -> None:
     ]
     for protocol in ANSWERS:
         body = unievent.encode(events, protocol)
+        if protocol == "bedrock_invoke":  # Claude's events, each base64 in a chunk frame
+            body = b"".join(base64.b64decode(data) for data in re.findall(rb'"bytes":"([A-Za-z0-9+/=]*)"', body))
         assert (text.encode() if protocol == "gemini" else b"123456789012345678901234567890") in body, protocol
 
 

@@ -49,7 +49,7 @@ def adjacent_groups_of_one_kind(items: tuple[Any, ...]) -> bool:
 def written_usage(protocol: str, usage: unievent.Usage) -> unievent.Usage:
     """The usage a wire gives back: Anthropic's message_start carries zero counts (its
     SDK reads them), so a count the source never reported comes back as 0."""
-    if protocol != "anthropic":
+    if protocol not in ("anthropic", "bedrock_invoke"):  # bedrock_invoke: Claude's own events
         return usage
     return attrs.evolve(usage, prompt_tokens=usage.prompt_tokens or 0, response_tokens=usage.response_tokens or 0)
 

@@ -7,6 +7,7 @@ from collections.abc import AsyncIterable, Awaitable, Callable, MutableMapping
 from typing import Any
 
 from unievent._encoder import atranscode
+from unievent._writers import WRITERS
 
 __all__ = ["TranscodedResponse"]
 
@@ -22,8 +23,9 @@ class TranscodedResponse:
     ``return unievent.TranscodedResponse(upstream.aiter_bytes(), "auto", "anthropic")``.
 
     Sent with status 200, `text/event-stream` (Gemini's `framing="json_array"`:
-    `application/json`), `cache-control: no-cache` and `x-accel-buffering: no` so that
-    proxies do not hold the stream back.  `options`: StreamEncoder's.
+    `application/json`; the Bedrock targets: `application/vnd.amazon.eventstream`),
+    `cache-control: no-cache` and `x-accel-buffering: no` so that proxies do not hold
+    the stream back.  `options`: StreamEncoder's.
     """
 
     def __init__(self, chunks: AsyncIterable[bytes], source: str, target: str, **options: Any) -> None:
@@ -32,13 +34,18 @@ class TranscodedResponse:
         self.target = target
         self.options = options
         array = options.get("framing") == "json_array"
-        self.media_type = "application/json" if array else "text/event-stream"
+        # a binary wire names its own type (the Bedrock writers': AWS event-stream frames)
+        binary: str | None = getattr(WRITERS.get(target), "media_type", None)
+        self.media_type = binary or ("application/json" if array else "text/event-stream")
+        self.charset = binary is None
+        self.wire_headers: tuple[tuple[bytes, bytes], ...] = getattr(WRITERS.get(target), "response_headers", ())
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         headers = [
-            (b"content-type", self.media_type.encode() + b"; charset=utf-8"),
+            (b"content-type", self.media_type.encode() + (b"; charset=utf-8" if self.charset else b"")),
             (b"cache-control", b"no-cache"),
             (b"x-accel-buffering", b"no"),
+            *self.wire_headers,
         ]
         await send({"type": "http.response.start", "status": 200, "headers": headers})
         async for data in atranscode(self.chunks, self.source, self.target, **self.options):

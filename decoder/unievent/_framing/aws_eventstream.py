@@ -45,7 +45,7 @@ from unievent._errors import FrameTooLargeError
 from unievent._framing import FRAME_JUNK, FRAME_OVER, FrameSink, RunSink
 from unievent._generated import aws_eventstream as M
 
-__all__ = ["CORRUPT_FRAME", "AWSEventStreamFramer", "encode_frame"]
+__all__ = ["CORRUPT_FRAME", "AWSEventStreamFramer", "encode_frame", "frame_with_block", "header_block"]
 
 BODY_CAP: Final = 1024 * 1024
 #: the event name of the frame the framer hands over for a frame that failed its checks
@@ -66,6 +66,8 @@ _unpack_prelude: Final = struct.Struct(">III").unpack_from
 _unpack_u32: Final = struct.Struct(">I").unpack_from
 _unpack_crc_prelude: Final = struct.Struct(">IIII").unpack_from  # a message CRC, then the next prelude
 _unpack_u16: Final = struct.Struct(">H").unpack_from
+_pack_lengths: Final = struct.Struct(">II").pack
+_pack_u32: Final = struct.Struct(">I").pack
 _crc32: Final = zlib.crc32
 # value bytes of header types 0-9 of a fixed size (-1: a 2-byte length first)
 _VALUE_SIZE: Final = (0, 0, 1, 2, 4, 8, -1, -1, 8, 16)
@@ -131,16 +133,26 @@ def _name_of(headers: dict[bytes, bytes]) -> tuple[str | None, bytes | None]:
     return (name.decode("utf-8", "replace") if name is not None else None), None
 
 
-def encode_frame(headers: list[tuple[str, str]], payload: bytes) -> bytes:
-    """One frame with string headers (value type 7), its two CRCs computed: what a
-    server writes (tests, and the writers of protocols on this framing)."""
-    block = b"".join(
+def header_block(headers: list[tuple[str, str]]) -> bytes:
+    """String headers (value type 7) as a frame's header block: a writer builds the
+    few blocks of its wire once and frames every payload with one of them."""
+    return b"".join(
         bytes((len(name),)) + name + b"\x07" + struct.pack(">H", len(value)) + value
         for name, value in ((n.encode(), v.encode()) for n, v in headers)
     )
-    prelude = struct.pack(">II", _OVERHEAD + len(block) + len(payload), len(block))
-    body = prelude + struct.pack(">I", _crc32(prelude)) + block + payload
-    return body + struct.pack(">I", _crc32(body))
+
+
+def frame_with_block(block: bytes, payload: bytes) -> bytes:
+    """One frame of a header block and a payload, its two CRCs computed."""
+    prelude = _pack_lengths(_OVERHEAD + len(block) + len(payload), len(block))
+    body = prelude + _pack_u32(_crc32(prelude)) + block + payload
+    return body + _pack_u32(_crc32(body))
+
+
+def encode_frame(headers: list[tuple[str, str]], payload: bytes) -> bytes:
+    """One frame with string headers (value type 7), its two CRCs computed: what a
+    server writes (tests, and the writers of protocols on this framing)."""
+    return frame_with_block(header_block(headers), payload)
 
 
 class AWSEventStreamFramer:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from unievent._writers.anthropic import AnthropicWriter
 from unievent._writers.base import EncodeOptions, Writer
+from unievent._writers.bedrock_converse import BedrockConverseWriter
+from unievent._writers.bedrock_invoke import BedrockInvokeWriter
 from unievent._writers.cohere import CohereWriter
 from unievent._writers.gemini import GeminiWriter
 from unievent._writers.gemini_interactions import GeminiInteractionsWriter
@@ -28,6 +30,8 @@ WRITERS: dict[str, type[Writer]] = {
         OpenAIEmbeddingsWriter,
         CohereWriter,
         OllamaWriter,
+        BedrockConverseWriter,
+        BedrockInvokeWriter,
     )
 }
 
