@@ -10,6 +10,7 @@ every other with the same content.  What a wire cannot carry is listed in `dropp
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import json
 import random
@@ -365,6 +366,32 @@ def test_the_asgi_response_relays_an_upstream_in_another_protocol_with_stream_he
     assert bodies[-1] == {"type": "http.response.body", "body": b"", "more_body": False}
     _, outcome = decode("anthropic", b"".join(b["body"] for b in bodies))
     assert (outcome.end, content(outcome), outcome.model) == ("complete", [("text", "Hi")], "m")
+
+
+@pytest.mark.parametrize(
+    ("target", "options", "media_type"),
+    [
+        ("openai_chat", {}, b"text/event-stream; charset=utf-8"),
+        ("gemini", {"framing": "json_array"}, b"application/json; charset=utf-8"),
+        ("ollama", {}, b"application/x-ndjson"),
+        ("openai_embeddings", {}, b"application/json"),
+        ("bedrock_converse", {}, b"application/vnd.amazon.eventstream"),
+    ],
+)
+def test_the_asgi_response_names_each_wires_own_content_type(target: str, options: dict[str, Any], media_type: bytes) -> None:
+    async def upstream() -> Any:
+        yield b'data: {"choices":[{"delta":{},"finish_reason":"stop"}]}\n\ndata: [DONE]\n\n'
+
+    sent: list[dict[str, Any]] = []
+
+    async def send(message: Any) -> None:
+        sent.append(message)
+
+    async def receive() -> Any:
+        return {"type": "http.request"}
+
+    asyncio.run(unievent.TranscodedResponse(upstream(), "openai_chat", target, **options)({"type": "http"}, receive, send))
+    assert dict(sent[0]["headers"])[b"content-type"] == media_type
 
 
 def test_a_calls_arguments_go_out_as_their_text_never_re_serialized() -> None:

@@ -22,8 +22,9 @@ class TranscodedResponse:
     or "auto") as protocol `target`, bytes out as bytes come in:
     ``return unievent.TranscodedResponse(upstream.aiter_bytes(), "auto", "anthropic")``.
 
-    Sent with status 200, `text/event-stream` (Gemini's `framing="json_array"`:
-    `application/json`; the Bedrock targets: `application/vnd.amazon.eventstream`),
+    Sent with status 200, `text/event-stream` (Gemini's `framing="json_array"` and
+    `openai_embeddings`: `application/json`; `ollama`: `application/x-ndjson`; the
+    Bedrock targets: `application/vnd.amazon.eventstream`),
     `cache-control: no-cache` and `x-accel-buffering: no` so that proxies do not hold
     the stream back.  `options`: StreamEncoder's.
     """
@@ -34,10 +35,11 @@ class TranscodedResponse:
         self.target = target
         self.options = options
         array = options.get("framing") == "json_array"
-        # a binary wire names its own type (the Bedrock writers': AWS event-stream frames)
-        binary: str | None = getattr(WRITERS.get(target), "media_type", None)
-        self.media_type = binary or ("application/json" if array else "text/event-stream")
-        self.charset = binary is None
+        # a wire that is no SSE names its own type (NDJSON, one JSON body, AWS event-stream
+        # frames), sent as the provider sends it, with no charset
+        own: str | None = getattr(WRITERS.get(target), "media_type", None)
+        self.media_type = own or ("application/json" if array else "text/event-stream")
+        self.charset = own is None
         self.wire_headers: tuple[tuple[bytes, bytes], ...] = getattr(WRITERS.get(target), "response_headers", ())
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:

@@ -27,6 +27,8 @@ DONE_REASON: dict[str, str] = {"stop": "stop", "tool_call": "stop", "length": "l
 
 class OllamaWriter(Writer):
     protocol: ClassVar[str] = "ollama"
+    #: Ollama's server sends its NDJSON lines so
+    media_type: ClassVar[str] = "application/x-ndjson"
     machine: ClassVar[Any] = M
 
     def __init__(self, *args: Any) -> None:

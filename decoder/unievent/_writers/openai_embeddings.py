@@ -20,6 +20,8 @@ __all__ = ["OpenAIEmbeddingsWriter"]
 
 class OpenAIEmbeddingsWriter(Writer):
     protocol: ClassVar[str] = "openai_embeddings"
+    #: one JSON body, not an event stream
+    media_type: ClassVar[str] = "application/json"
     machine: ClassVar[Any] = M
 
     def __init__(self, *args: Any) -> None:
