@@ -566,7 +566,9 @@ def test_a_refusal_is_visible_text_marked_as_a_refusal() -> None:
 
 
 def test_text_after_a_refusal_is_an_item_of_its_own() -> None:
-    body = sse(chunk({"refusal": "No."}), chunk({"content": "But"}), chunk({"content": " here."}), chunk({}, finish="stop"))
+    body = sse(
+        chunk({"refusal": "No."}), chunk({"content": "But"}), chunk({"content": " here."}), chunk({}, finish="stop")
+    )
     _events, outcome = split_everywhere("openai_chat", body)
     assert outcome.message.items == (
         unievent.TextDone("No.", {"refusal": True}),
@@ -614,7 +616,9 @@ def two_choices() -> bytes:
     return sse(*frames, crlf=True)
 
 
-@pytest.mark.parametrize(("choice", "text", "finish"), [(0, "I'm unable to help", "stop"), (1, "I'M UNABLE TO HELP", "length")])
+@pytest.mark.parametrize(
+    ("choice", "text", "finish"), [(0, "I'm unable to help", "stop"), (1, "I'M UNABLE TO HELP", "length")]
+)
 def test_interleaved_choices_are_never_mixed(choice: int, text: str, finish: str) -> None:
     _events, outcome = split_everywhere("openai_chat", two_choices(), choice=choice)
     assert outcome.end == "complete"
@@ -648,7 +652,10 @@ def test_tool_calls_in_two_choices_stay_apart() -> None:
 
 
 def test_a_chunk_carrying_several_choices_is_read_the_same() -> None:
-    both = [{"index": 1, "delta": {"content": "B"}, "finish_reason": None}, {"index": 0, "delta": {"content": "A"}, "finish_reason": None}]
+    both = [
+        {"index": 1, "delta": {"content": "B"}, "finish_reason": None},
+        {"index": 0, "delta": {"content": "A"}, "finish_reason": None},
+    ]
     ends = [{"index": 0, "delta": {}, "finish_reason": "stop"}, {"index": 1, "delta": {}, "finish_reason": "stop"}]
     body = sse({"choices": both}, {"choices": both}, {"choices": ends})
     for choice, text in ((0, "AA"), (1, "BB")):
@@ -659,7 +666,10 @@ def test_a_chunk_carrying_several_choices_is_read_the_same() -> None:
 
 def test_choices_apart_decode_as_the_full_path_does(monkeypatch: pytest.MonkeyPatch) -> None:
     body = two_choices()
-    body = body.replace(b"data: [DONE]", b"".join(sse(n_chunk(0, {"content": f" w{n}"}), done=False) for n in range(20)) + b"data: [DONE]")
+    body = body.replace(
+        b"data: [DONE]",
+        b"".join(sse(n_chunk(0, {"content": f" w{n}"}), done=False) for n in range(20)) + b"data: [DONE]",
+    )
     fast = split_everywhere("openai_chat", body)
     monkeypatch.setenv("UNIEVENT_SLOW_PATH", "1")
     assert split_everywhere("openai_chat", body) == fast
@@ -676,3 +686,114 @@ def test_a_cap_is_an_int(option: str) -> None:
     for wrong in (-1, "1", 1.5, True, None):
         with pytest.raises(unievent.DecoderUsageError):
             unievent.StreamDecoder("openai_chat", **{option: wrong})  # type: ignore[call-overload]
+
+
+# --- usage: a count is never negative -----------------------------------------------------------
+
+
+def test_a_reasoning_count_larger_than_the_completion_is_outside_it_whatever_the_total_says() -> None:
+    # a gateway's total (37 = 28 + 9) leaves the reasoning out; subtracting it would give -75
+    usage = {
+        "prompt_tokens": 28,
+        "completion_tokens": 9,
+        "total_tokens": 37,
+        "prompt_tokens_details": {"cached_tokens": 0},
+        "completion_tokens_details": {"reasoning_tokens": 84},
+    }
+    _events, outcome = split_everywhere(
+        "openai_chat", sse(chunk({"content": "a"}, finish="stop"), {"choices": [], "usage": usage})
+    )
+    assert outcome.usage == Usage(cached_tokens=0, prompt_tokens=28, thoughts_tokens=84, response_tokens=9)
+    assert outcome.anomalies == ()
+
+
+# --- custom tools ---------------------------------------------------------------------------------
+
+
+def custom_call(index: int, id: str | None = None, name: str | None = None, input: str | None = None) -> dict[str, Any]:
+    """A custom tool's tool-call delta: `type` and `id` with its name, then its input."""
+    fragment: dict[str, Any] = {"index": index}
+    if id is not None:
+        fragment.update(id=id, type="custom")
+    fragment["custom"] = {k: v for k, v in (("name", name), ("input", input)) if v is not None}
+    return fragment
+
+
+CUSTOM = {"item_type": "custom"}
+CUSTOM_CALL = sse(
+    chunk({"role": "assistant", "content": None}),
+    chunk({"tool_calls": [custom_call(0, "call_c1", "shell", "")]}),
+    chunk({"tool_calls": [custom_call(0, input='echo "hi')]}),
+    chunk({"tool_calls": [custom_call(0, input='"\n')]}),
+    chunk({}, finish="tool_calls"),
+)
+
+
+def test_a_custom_tool_call_is_a_tool_call_whose_arguments_hold_its_input() -> None:
+    events, outcome = split_everywhere("openai_chat", CUSTOM_CALL)
+    assert items_of(events) == [
+        ToolCallDelta("shell", '{"input":"', "call_c1", CUSTOM),
+        ToolCallDelta("", 'echo \\"hi', ""),
+        ToolCallDelta("", '\\"\\n', ""),
+        ToolCallDelta("", '"}', ""),
+        ToolCallDone("shell", {"input": 'echo "hi"\n'}, "call_c1", CUSTOM),
+    ]
+    assert (outcome.end, outcome.finish_reason, outcome.anomalies) == ("complete", "tool_call", ())
+
+
+def test_a_custom_call_named_by_its_input_alone_and_parallel_ones_are_read() -> None:
+    body = sse(
+        chunk({"tool_calls": [{"index": 0, "id": "c1", "custom": {"name": "sql", "input": "SELECT 1"}}]}),
+        chunk({"tool_calls": [custom_call(1, "c2", "sql", "SELECT 2")]}),
+        chunk({}, finish="tool_calls"),
+    )
+    _events, outcome = split_everywhere("openai_chat", body)
+    assert outcome.message.items == (
+        ToolCallDone("sql", {"input": "SELECT 1"}, "c1", CUSTOM),
+        ToolCallDone("sql", {"input": "SELECT 2"}, "c2", CUSTOM),
+    )
+
+
+def test_an_empty_custom_echoed_on_a_function_call_is_no_custom_call() -> None:
+    fragment = {"index": 0, "id": "c1", "type": "function", "function": {"name": "f", "arguments": "{}"}, "custom": {}}
+    body = sse(
+        chunk({"tool_calls": [fragment]}),
+        chunk({"tool_calls": [{"index": 0, "custom": {}}]}),
+        chunk({}, finish="tool_calls"),
+    )
+    assert split_everywhere("openai_chat", body)[1].message.items == (ToolCallDone("f", {}, "c1"),)
+
+
+def test_text_around_a_custom_call_closes_its_input_on_both_paths(monkeypatch: pytest.MonkeyPatch) -> None:
+    text = [chunk({"content": f"w{n} "}) for n in range(12)]
+    body = sse(*text, chunk({"tool_calls": [custom_call(0, "c1", "shell", "ls")]}), *text, chunk({}, finish="stop"))
+    fast = split_everywhere("openai_chat", body)
+    monkeypatch.setenv("UNIEVENT_SLOW_PATH", "1")
+    assert split_everywhere("openai_chat", body) == fast
+    assert fast[1].message.items[1] == ToolCallDone("shell", {"input": "ls"}, "c1", CUSTOM)
+    assert fast[1].message.items[2] == TextDone("".join(f"w{n} " for n in range(12)))
+
+
+def test_a_cut_custom_call_is_never_offered() -> None:
+    body = sse(chunk({"tool_calls": [custom_call(0, "c1", "shell", "rm -")]}), done=False)
+    _events, outcome = split_everywhere("openai_chat", body)
+    assert (outcome.end, outcome.message.items) == ("truncated", ())
+
+
+def test_a_custom_call_is_written_back_as_one_and_replayed_as_one() -> None:
+    events, outcome = split_everywhere("openai_chat", CUSTOM_CALL)
+    written = unievent.encode(events, "openai_chat")
+    calls = [
+        f["choices"][0]["delta"]["tool_calls"][0]
+        for f in map(orjson.loads, written.split(b"data: ")[1:-1])
+        if f["choices"] and "tool_calls" in f["choices"][0]["delta"]
+    ]
+    assert calls == [custom_call(0, "call_c1", "shell", ""), custom_call(0, input='echo "hi"\n')]
+    assert split_everywhere("openai_chat", written)[1].message.items == outcome.message.items
+    message = outcome.message.replay("openai_chat").json
+    assert message["tool_calls"] == [
+        {"id": "call_c1", "type": "custom", "custom": {"name": "shell", "input": 'echo "hi"\n'}}
+    ]
+    params = pytest.importorskip("openai.types.chat.chat_completion_message_custom_tool_call_param")
+    assert set(message["tool_calls"][0]) == set(params.ChatCompletionMessageCustomToolCallParam.__annotations__)
+    assert set(message["tool_calls"][0]["custom"]) == set(params.Custom.__annotations__)

@@ -144,11 +144,7 @@ def _openai_chat(items: tuple[Any, ...], turn: _Turn) -> Any:
                 texts.append(item.text)
         elif type(item) is ToolCallDone:
             kept = turn.keep(item.fidelity, "tool_call")
-            call: dict[str, Any] = {
-                "id": item.tool_call_id,
-                "type": "function",
-                "function": {"name": item.name, "arguments": _arguments_text(item)},
-            }
+            call = _chat_call(item, kept)
             if "extra_content" in kept:
                 call["extra_content"] = kept["extra_content"]
             calls.append(call)
@@ -160,6 +156,19 @@ def _openai_chat(items: tuple[Any, ...], turn: _Turn) -> Any:
     if calls:
         message["tool_calls"] = calls
     return message
+
+
+def _chat_call(call: ToolCallDone, kept: dict[str, Any]) -> dict[str, Any]:
+    """A call as the assistant message's tool call it came as: a custom tool's call
+    (fidelity `item_type` "custom") sends its input text back, any other a function's."""
+    text = call.arguments.get("input")
+    if kept.get("item_type") == "custom" and type(text) is str:
+        return {"id": call.tool_call_id, "type": "custom", "custom": {"name": call.name, "input": text}}
+    return {
+        "id": call.tool_call_id,
+        "type": "function",
+        "function": {"name": call.name, "arguments": _arguments_text(call)},
+    }
 
 
 def _openai_responses(items: tuple[Any, ...], turn: _Turn) -> Any:
@@ -332,6 +341,7 @@ REPLAYS: dict[str, tuple[Any, frozenset[str]]] = {
         _openai_chat,
         frozenset(
             {"reasoning_field", "signature", "format", "encrypted_content", "reasoning_id", "extra_content", "refusal"}
+            | {"item_type"}
         ),
     ),
     "openai_responses": (

@@ -598,9 +598,9 @@ def chat_cases() -> None:
          sse(chunk({"content": "a"}), {"choices": [], "usage": {"prompt_tokens": 1, "completion_tokens": 1}}, done=False),
          end="truncated", usage=Usage(None, 1, None, 1))
     case(p, "a_completion_count_smaller_than_the_reasoning_is_the_response",
-         "With no total_tokens to tell, a completion_tokens smaller than reasoning_tokens (a gateway that counts them apart) is the response count as given, and the anomaly usage_rule_assumed says so.",
+         "A completion_tokens smaller than reasoning_tokens (a gateway that counts them apart) cannot hold the reasoning: it is the response count as given, with no total_tokens needed to tell and no anomaly.",
          sse(chunk({"content": "a"}, finish="stop"), {"choices": [], "usage": {"prompt_tokens": 10, "completion_tokens": 5, "completion_tokens_details": {"reasoning_tokens": 8}}}),
-         usage=Usage(None, 10, 8, 5), anomalies={"usage_rule_assumed": 1})
+         usage=Usage(None, 10, 8, 5), anomalies={})
     case(p, "the_total_tells_that_reasoning_is_outside_completion_tokens",
          "xAI and some gateways count reasoning apart: total = prompt + completion + reasoning says so, and the response count is completion_tokens as given, even when it is larger than the reasoning.",
          sse(chunk({"content": "a"}, finish="stop"), {"choices": [], "usage": {"prompt_tokens": 288, "completion_tokens": 327, "total_tokens": 928, "completion_tokens_details": {"reasoning_tokens": 313}}}),
@@ -2455,6 +2455,105 @@ embeddings_cases()
 ollama_cases()
 cohere_cases()
 bedrock_cases()
+
+
+# =========================================================================================
+# Logprobs (fidelity of the text item) and Chat custom tool calls
+# =========================================================================================
+
+
+def ctoken(text: str, logprob: float) -> dict[str, Any]:
+    """A Chat Completions (and Responses) token entry, as OpenAI writes it."""
+    return {"token": text, "logprob": logprob, "bytes": list(text.encode()), "top_logprobs": []}
+
+
+def scored(frame: dict[str, Any], content: list[Any] | None = None, refusal: list[Any] | None = None) -> dict[str, Any]:
+    frame["choices"][0]["logprobs"] = {"content": content, "refusal": refusal}
+    return frame
+
+
+def fidelity_cases() -> None:
+    p = CHAT
+    hel, lo = ctoken("Hel", -0.25), ctoken("lo", -0.01)
+    case(p, "logprobs_ride_on_the_text_item_joined_in_order",
+         "choices[].logprobs.content entries of the text's chunks are joined in order and ride on the text item as fidelity {logprobs} on one empty delta before its done.",
+         sse(scored(chunk({"role": "assistant", "content": ""}), []), scored(chunk({"content": "Hel"}), [hel]), scored(chunk({"content": "lo"}), [lo]), chunk({}, finish="stop")),
+         items=[TextDelta("Hel"), TextDelta("lo"), TextDelta("", {"logprobs": [hel, lo]}), TextDone("Hello", {"logprobs": [hel, lo]})], anomalies={})
+    no = ctoken("No.", -0.1)
+    case(p, "a_refusal_with_logprobs_is_held_and_carries_them",
+         "A refusal whose chunks carry logprobs.refusal is held whole: one delta with its text and {refusal: true, logprobs}, then its done.",
+         sse(scored(chunk({"refusal": "No"}), None, [ctoken("No", -0.1)]), scored(chunk({"refusal": "."}), None, [ctoken(".", -0.2)]), chunk({}, finish="stop")),
+         items=[TextDelta("No.", {"refusal": True, "logprobs": [ctoken("No", -0.1), ctoken(".", -0.2)]}), TextDone("No.", {"refusal": True, "logprobs": [ctoken("No", -0.1), ctoken(".", -0.2)]})])
+    case(p, "logprobs_of_reasoning_tokens_have_no_text_item",
+         "Logprobs on a chunk that feeds no text item (reasoning tokens here) have nothing to ride on: the anomaly logprobs_without_text counts them.",
+         sse(scored(chunk({"reasoning_content": "hm"}), [ctoken("hm", -1.0)]), scored(chunk({"content": "ok"}), [no]), chunk({}, finish="stop")),
+         dones=[ThinkingDone("hm", {"reasoning_field": "reasoning_content"}), TextDone("ok", {"logprobs": [no]})], anomalies={"logprobs_without_text": 1})
+    shell = {"index": 0, "id": "call_c1", "type": "custom", "custom": {"name": "shell", "input": ""}}
+    case(p, "a_custom_tool_call_is_a_tool_call_with_its_input_as_arguments",
+         "A custom tool's tool-call delta (type custom, custom.name, custom.input) is a tool call: its arguments {input: text}, the input streamed escaped inside that JSON text, fidelity {item_type: custom}; the finish is tool_call.",
+         sse(tools(shell), tools({"index": 0, "custom": {"input": 'echo "hi"'}}), chunk({}, finish="tool_calls")),
+         items=[ToolCallDelta("shell", '{"input":"', "call_c1", {"item_type": "custom"}), ToolCallDelta("", 'echo \\"hi\\"', ""), ToolCallDelta("", '"}', ""),
+                ToolCallDone("shell", {"input": 'echo "hi"'}, "call_c1", {"item_type": "custom"})],
+         finish_reason="tool_call", anomalies={})
+    case(p, "an_empty_custom_beside_a_function_is_a_function_call",
+         "A gateway that echoes an empty `custom` on a function call's fragments still streams a function call.",
+         sse(tools({**call(0, "call_f1", "f", "{}"), "custom": {}}), tools({"index": 0, "custom": {}}), chunk({}, finish="tool_calls")),
+         dones=[ToolCallDone("f", {}, "call_f1")], anomalies={})
+    case(p, "a_reasoning_count_larger_than_the_completion_is_outside_it_whatever_the_total_says",
+         "reasoning_tokens 84 cannot be inside completion_tokens 9, even though total_tokens 37 = prompt 28 + completion 9: the response count is 9, never negative, and no anomaly.",
+         sse(chunk({"content": "a"}, finish="stop"), {"choices": [], "usage": {"prompt_tokens": 28, "completion_tokens": 9, "total_tokens": 37, "prompt_tokens_details": {"cached_tokens": 0}, "completion_tokens_details": {"reasoning_tokens": 84}}}),
+         usage=Usage(0, 28, 84, 9), anomalies={})
+
+    p = RESPONSES
+    the, capital = ctoken("The", -1.9e-07), ctoken(" capital", 0.0)
+    where = {"item_id": "msg_1", "output_index": 0, "content_index": 0}
+    begin = {"id": "msg_1", "type": "message", "status": "in_progress", "content": [], "role": "assistant", "phase": "final_answer"}
+    final = {**begin, "status": "completed", "content": [{"type": "output_text", "annotations": [], "logprobs": [ctoken("The", -0.0), capital], "text": "The capital"}]}
+    scored_message = [
+        added(0, begin),
+        {"type": "response.output_text.delta", **where, "delta": "The", "logprobs": [the]},
+        {"type": "response.output_text.delta", **where, "delta": " capital", "logprobs": [capital]},
+        {"type": "response.output_text.done", **where, "text": "The capital", "logprobs": [the, capital]},
+        item_done(0, final),
+    ]
+    case(p, "logprobs_of_the_text_deltas_ride_with_the_phase_on_the_text_item",
+         "output_text.delta logprobs are joined in order (the done item's rounded copies are not read) and ride on the text item with the message's phase, which waits for them: one empty delta before the done.",
+         rsse(created(), *scored_message, completed()),
+         items=[TextDelta("The"), TextDelta(" capital"), TextDelta("", {"phase": "final_answer", "logprobs": [the, capital]}),
+                TextDone("The capital", {"phase": "final_answer", "logprobs": [the, capital]})], anomalies={})
+    case(p, "reasoning_text_the_done_item_lists_nowhere_has_channel_none",
+         "A reasoning item whose text streamed while its done item lists it in neither summary nor content has fidelity channel none (written back, its done lists none either).",
+         rsse(created(), added(0, {"id": "rs_1", "type": "reasoning", "summary": []}),
+              {"type": "response.reasoning_summary_text.delta", "item_id": "rs_1", "output_index": 0, "summary_index": 0, "delta": "hm"},
+              item_done(0, {"id": "rs_1", "type": "reasoning", "summary": [], "encrypted_content": "gA"}), *message(1, "ok", "msg_1"), completed()),
+         dones=[ThinkingDone("hm", {"encrypted_content": "gA", "reasoning_id": "rs_1", "channel": "none"}), TextDone("ok")])
+
+    p = GEMINI
+    hel_g, lo_g = {"token": "Hel", "logProbability": -0.1}, {"token": "lo", "logProbability": -0.01}
+    tops = [{"candidates": [hel_g, {"token": "Hi", "logProbability": -2.5}]}, {"candidates": [lo_g]}]
+
+    def marked(parts: list[Any], chosen: list[Any], top: list[Any], finish: str | None = None) -> dict[str, Any]:
+        record = grecord(parts, finish)
+        record["candidates"][0]["logprobsResult"] = {"topCandidates": top, "chosenCandidates": chosen}
+        return record
+
+    last = grecord([{"text": "", "thoughtSignature": "ZW5k"}], "STOP")
+    last["candidates"][0]["avgLogprobs"] = -0.055
+    fidelity = {"signature": "ZW5k", "logprobs": [hel_g, lo_g], "top_logprobs": tops, "avg_logprobs": -0.055}
+    records = (marked([{"text": "Hel"}], [hel_g], tops[:1]), marked([{"text": "lo"}], [lo_g], tops[1:]), last)
+    case(p, "logprobs_and_their_average_ride_on_the_text_item",
+         "logprobsResult chosenCandidates and topCandidates are joined in order and ride with the last avgLogprobs on the text item as {logprobs, top_logprobs, avg_logprobs}; the signature of that item waits to ride with them.",
+         gsse(*records), items=[TextDelta("Hel"), TextDelta("lo"), TextDelta("", fidelity), TextDone("Hello", fidelity)], anomalies={})
+    case(p, "logprobs_in_a_pretty_printed_json_array",
+         "The same in the streamed JSON array, pretty-printed, cut byte by byte.",
+         bytewise(garray(*records)), dones=[TextDone("Hello", fidelity)], anomalies={})
+    case(p, "a_records_logprobs_stay_with_its_text_when_a_call_follows",
+         "A record with a text part then a function call: its logprobs ride on the text item, closed before the call.",
+         gsse(marked([{"text": "ok"}, {"functionCall": {"name": "f", "args": {}, "id": "c1"}}], [hel_g, lo_g], [], "STOP")),
+         dones=[TextDone("ok", {"logprobs": [hel_g, lo_g]}), ToolCallDone("f", {}, "c1")], finish_reason="tool_call")
+
+
+fidelity_cases()
 
 
 # --- the command ------------------------------------------------------------------------

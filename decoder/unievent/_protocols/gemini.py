@@ -26,6 +26,15 @@
 #   `toolResponse`, kinds not invented yet) goes to the side channel, in order, never a
 #   tool call; so do the candidate's `groundingMetadata`, `citationMetadata` and
 #   `urlContextMetadata` (the last of each is also kept in extras).
+# - logprobs: the candidate's `logprobsResult` belongs to the text of its record (or,
+#   in a record without text, to the text item still open): its `chosenCandidates` and
+#   `topCandidates` are joined in order, and with the last `avgLogprobs` ride on the
+#   text item as fidelity `{"logprobs": [...], "top_logprobs": [...], "avg_logprobs":
+#   x}` (the wire's own entries, each key only when the wire had it) on one empty delta
+#   before its done.  A signature of a text item whose records carry them waits to ride
+#   with them (an item carries one fidelity).  A record whose text item already closed
+#   (a function call followed it) or that has none has no item for them: the anomaly
+#   `logprobs_without_text` counts them.
 #
 # Usage: every record carries its whole usage, so the last usage object with counts
 # replaces the earlier ones as a whole (a count it omits is None), as google-genai
@@ -94,6 +103,7 @@ def enum_name(value: Any, names: tuple[str, ...]) -> str | None:
     if type(value) is int:
         return names[value] if 0 <= value < len(names) else str(value)
     return None
+
 
 _NEXT: Final = M.NEXT
 _DO: Final = M.DO
@@ -260,6 +270,34 @@ class _ArgsText:
         return "".join(out)
 
 
+class _Marks:
+    """A record's logprobs: its chosen and top candidates, and its average."""
+
+    __slots__ = ("avg", "chosen", "top")
+
+    def __init__(self, chosen: list[Any], top: list[Any], avg: Any) -> None:
+        self.chosen = chosen
+        self.top = top
+        self.avg = avg
+
+
+def _marks(candidate: dict[str, Any]) -> _Marks | None:
+    """The candidate's `logprobsResult` entries and `avgLogprobs` (None: none of them)."""
+    result = candidate.get("logprobsResult")
+    chosen: list[Any] = []
+    top: list[Any] = []
+    if type(result) is dict:
+        given = result.get("chosenCandidates")
+        chosen = given if type(given) is list else []
+        given = result.get("topCandidates")
+        top = given if type(given) is list else []
+    avg = candidate.get("avgLogprobs")
+    avg = avg if type(avg) in (int, float) else None
+    if not chosen and not top and avg is None:
+        return None
+    return _Marks(chosen, top, avg)
+
+
 def _partial_value(arg: dict[str, Any]) -> tuple[Any, bool] | None:
     """A partialArgs fragment's value and whether it is a string (None: it has none)."""
     if "stringValue" in arg:
@@ -303,6 +341,15 @@ class Gemini(MachineHandler):
         self.learnable = False
         self.fast_frames = 0
         self.runs = Runs()  # the run taker's window (see _ondemand.Runs)
+        # what rides on the open text item at its close: its logprobs and a signature
+        # that came with them; `marks`, the logprobs of the record being read until its
+        # text takes them
+        self.waits = False
+        self.logprobs: list[Any] = []
+        self.top_logprobs: list[Any] = []
+        self.avg_logprobs: Any = None
+        self.signature: str | None = None
+        self.marks: _Marks | None = None
 
     # --- frames ---------------------------------------------------------------------
 
@@ -349,6 +396,8 @@ class Gemini(MachineHandler):
         if self.hot_response_id is not None:
             session.extras["response_id"] = self.hot_response_id
         if self.hot_thought:
+            if self.waits:
+                self._flush_text()  # as a thought part read whole would
             self.asm.thinkings(texts)
         else:
             self.asm.texts(texts)
@@ -383,6 +432,8 @@ class Gemini(MachineHandler):
             return False
         if len(part) == 2 and part.get("thought") is not True:
             return False
+        if "logprobsResult" in candidate or "avgLogprobs" in candidate:
+            return False  # never learned: a template's records would be taken without them
         return not any(key in candidate for key, _name in _METADATA) and not candidate.get("finishReason")
 
     def frame(self, event: str | None, obj: dict[str, Any]) -> bool:
@@ -420,8 +471,11 @@ class Gemini(MachineHandler):
         return normalize_gemini_finish(self.session.native_finish_reason, self.made_calls)
 
     def at_end(self) -> None:
-        """A streamed call still open at the end is left open (no client runs a cut call),
-        unless the stream finished: then its arguments are closed as they stand."""
+        """What waits for the open text is attached.  A streamed call still open at the
+        end is left open (no client runs a cut call), unless the stream finished: then
+        its arguments are closed as they stand."""
+        if self.waits:
+            self._flush_text()
         if self.streamed is not None and self.state == M.ST_FINISHED:
             self._close_streamed("the response finished with a streamed call open")
 
@@ -443,9 +497,13 @@ class Gemini(MachineHandler):
             if type(first) is dict:
                 content = first.get("content")
                 parts = content.get("parts") if type(content) is dict else None
+                if "logprobsResult" in first or "avgLogprobs" in first:
+                    self.marks = _marks(first)
                 if type(parts) is list:
                     self._parts(parts)
                     self.learnable = self.learn_tries > 0 and self._learnable(obj, first, parts)
+                if self.marks is not None:  # no text part took them
+                    self._take_marks()
                 for key, name in _METADATA:
                     metadata = first.get(key)
                     if metadata and type(metadata) is dict:
@@ -515,6 +573,8 @@ class Gemini(MachineHandler):
             fidelity = {"signature": signature} if signature and type(signature) is str else None
             call = part.get("functionCall")
             if call is not None:
+                if self.waits:
+                    self._flush_text()
                 self._function_call(call, fidelity, part)
                 continue
             if self.streamed is not None:
@@ -523,12 +583,18 @@ class Gemini(MachineHandler):
             text = part.get("text")
             if type(text) is str:
                 if thought:
+                    if self.waits:
+                        self._flush_text()
                     asm.thinking(text, fidelity)
+                elif self.waits or self.marks is not None:
+                    self._marked_text(text, fidelity)
                 else:
                     asm.text(text, fidelity)
                 continue
             inline = part.get("inlineData")
             if type(inline) is dict:
+                if self.waits:
+                    self._flush_text()
                 self._inline(inline, thought, fidelity, part)
                 continue
             kinds = [key for key in part if key not in _MODIFIERS]
@@ -541,9 +607,64 @@ class Gemini(MachineHandler):
             item_id = body.get("id") if type(body) is dict else None
             self.session.side_event(kind, "info", item_id if type(item_id) is str else None, part)
 
+    def _marked_text(self, text: str, fidelity: dict[str, Any] | None) -> None:
+        """Text of a record with logprobs, or of an item gathering them: its signature
+        waits to ride with them, and the record's logprobs go to its item."""
+        asm = self.asm
+        signature = fidelity["signature"] if fidelity is not None else None
+        if signature is not None and self.signature is not None and signature != self.signature:
+            self._flush_text()  # another signature: another item
+            asm.close()
+        if signature is not None and not text and asm.open_kind != "text":
+            asm.text(text, fidelity)  # an empty text item of its own: nothing to wait in
+        else:
+            asm.text(text)
+            if signature is not None:
+                self.signature = signature
+                self.waits = True
+        if self.marks is not None:
+            self._take_marks()
+
+    def _take_marks(self) -> None:
+        """The record's logprobs join the open text item's."""
+        marks = self.marks
+        assert marks is not None
+        self.marks = None
+        if self.asm.open_kind != "text":
+            count = len(marks.chosen) or len(marks.top)
+            self.session.note("logprobs_without_text", f"logprobs of {count} tokens of a record with no text item open")
+            return
+        self.logprobs.extend(marks.chosen)
+        self.top_logprobs.extend(marks.top)
+        if marks.avg is not None:
+            self.avg_logprobs = marks.avg
+        self.waits = True
+
+    def _flush_text(self) -> None:
+        """What waits for the open text item goes out on one empty delta before it closes."""
+        fidelity: dict[str, Any] = {}
+        if self.signature is not None:
+            fidelity["signature"] = self.signature
+        if self.logprobs:
+            fidelity["logprobs"] = self.logprobs
+        if self.top_logprobs:
+            fidelity["top_logprobs"] = self.top_logprobs
+        if self.avg_logprobs is not None:
+            fidelity["avg_logprobs"] = self.avg_logprobs
+        if fidelity and self.asm.open_kind == "text":
+            self.asm.text("", fidelity)
+        self.waits = False
+        self.logprobs = []
+        self.top_logprobs = []
+        self.avg_logprobs = None
+        self.signature = None
+
     def _signature_alone(self, fidelity: dict[str, Any], thought: bool) -> None:
         """A part with nothing but a signature: it belongs to the open item."""
         open_kind = self.asm.open_kind
+        if open_kind == "text" and (self.waits or self.marks is not None):
+            self._marked_text("", fidelity)
+            return
         if open_kind == "thinking" or (open_kind is None and thought):
             self.asm.thinking("", fidelity)
         elif open_kind in (None, "text"):

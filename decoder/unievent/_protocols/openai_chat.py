@@ -8,6 +8,23 @@
 # The OpenAI-compatible Gemini endpoint sends a thought signature as `extra_content`
 # ({"google": {"thought_signature": ...}}) on a tool call or on a text delta: it is kept
 # whole as that item's fidelity `{"extra_content": ...}`, to be sent back as it came.
+#
+# Logprobs (`choices[].logprobs`): `content` entries belong to the text the chunk
+# carries (or, on a chunk without text, to the text item still open), `refusal`
+# entries to the refusal; they are gathered in order and ride on the text item as
+# fidelity `{"logprobs": [...]}` on one empty delta before its done, with the item's
+# annotations.  A text item that would carry a fidelity from its start waits for them
+# instead: an `extra_content` joins them at the close, and a refusal whose chunks carry
+# logprobs is held whole and goes out at its end as one delta carrying
+# `{"refusal": true, "logprobs": [...]}` (the refusal mark must ride on the first
+# delta: writers write a refusal's text in `refusal` from the start).  Entries of a
+# chunk that feeds no text item (reasoning or tool-call tokens, as some servers log
+# them) have no item to ride on: the anomaly `logprobs_without_text` counts them.
+#
+# Custom tools (`{"type": "custom", "custom": {"name", "input"}}` tool-call deltas) are
+# tool calls whose arguments are `{"input": text}`, as the Responses decoder reads a
+# `custom_tool_call`; the input streams as fragments of that JSON text, escaped, and
+# the call's fidelity is `{"item_type": "custom"}`.
 from __future__ import annotations
 
 from typing import Any, ClassVar, Final
@@ -47,6 +64,14 @@ _LEARN_TRIES: Final = 4  # full-path text chunks from which a template is learne
 _RF_CONTENT: Final = {"reasoning_field": "reasoning_content"}
 _RF_REASONING: Final = {"reasoning_field": "reasoning"}
 _REFUSAL: Final = {"refusal": True}
+_CUSTOM: Final = "custom"  # a custom tool's call: its tool-call `type` and fidelity `item_type`
+_CUSTOM_HEAD: Final = '{"input":"'  # the JSON text a custom call's arguments open with ...
+_CUSTOM_TAIL: Final = '"}'  # ... and close with, around its escaped input
+# delta fields that open an item (any other field, known or not, leaves a custom call's
+# input open)
+_ITEM_FIELDS: Final = (
+    "content", "refusal", "reasoning_content", "reasoning", "reasoning_details", "annotations", "extra_content",
+)  # fmt: skip
 
 _FINISH_MAP: Final[dict[str, FinishReason]] = {
     "stop": "stop",
@@ -88,11 +113,40 @@ def _int(value: Any) -> int | None:
     return value if type(value) is int else None
 
 
+def _escaped(text: str) -> str:
+    """`text` as it reads inside a JSON string: escaping goes character by character,
+    so the escaped pieces of a text join to the escaped text."""
+    return json_text(text)[1:-1]
+
+
+def _opens_item(delta: dict[str, Any]) -> bool:
+    """Whether a delta carries anything that opens an item (text, reasoning, ...)."""
+    return any(delta.get(field) for field in _ITEM_FIELDS)
+
+
+def _custom_part(fragment: dict[str, Any]) -> dict[str, Any] | None:
+    """A tool-call fragment's `custom` object, when it is a custom tool's: its type says
+    so, or it carries a name or input (gateways echo an empty `custom` on function
+    calls; a fragment with a `function` is always a function call's)."""
+    custom = fragment.get("custom")
+    if type(custom) is not dict:
+        return {} if fragment.get("type") == _CUSTOM else None
+    if fragment.get("type") == _CUSTOM or type(custom.get("name")) is str or type(custom.get("input")) is str:
+        return custom
+    return None
+
+
+def _entries(logprobs: Any, field: str) -> list[Any] | None:
+    """The non-empty list of token entries under `field` of a choice's `logprobs`."""
+    entries = logprobs.get(field) if type(logprobs) is dict else None
+    return entries if type(entries) is list and entries else None
+
+
 class _Call:
     """One tool call being gathered: its block (text is block 0, the k-th call from 0
     is block k + 1: the numbering of made-up ids) and what arrived."""
 
-    __slots__ = ("args", "block", "closed", "fidelity", "id", "name", "nesting", "open", "parsed")
+    __slots__ = ("args", "block", "closed", "custom", "fidelity", "id", "name", "nesting", "open", "parsed", "tail")
 
     def __init__(self, block: int) -> None:
         self.block = block
@@ -105,6 +159,15 @@ class _Call:
         self.nesting: Nesting | None = None
         self.parsed: bool | None = None  # whether the complete arguments parsed
         self.fidelity: dict[str, Any] | None = None
+        self.custom = False  # a custom tool's call: its arguments are {"input": text}
+        self.tail = ""  # what closes the arguments' JSON text while it is open (custom calls)
+
+    def become_custom(self) -> None:
+        """The arguments are the JSON text around the input, escaped as it arrives."""
+        self.custom = True
+        self.args.insert(0, _CUSTOM_HEAD)
+        self.tail = _CUSTOM_TAIL
+        self.fidelity = {**(self.fidelity or {}), "item_type": _CUSTOM}
 
     def add(self, fragment: str) -> None:
         self.args.append(fragment)
@@ -114,7 +177,10 @@ class _Call:
     def complete_object(self) -> bool:
         """Whether the arguments so far are one whole JSON object: the text is scanned
         once, as it arrives, and parsed once, when its nesting closes (what follows a
-        closed value can only spoil it)."""
+        closed value can only spoil it).  A custom call's input is free text: whole
+        whenever another call begins."""
+        if self.custom:
+            return True
         if self.nesting is None:
             self.nesting = Nesting()
             for fragment in self.args:
@@ -142,6 +208,12 @@ class OpenAIChat(MachineHandler):
         self.made_calls = False
         self.model: str | None = None
         self.annotations: list[Any] = []  # url_citation annotations of the open text
+        # what rides on the open text item at its close besides them: its logprobs
+        # entries, and an `extra_content` that came while they were gathered
+        self.logprobs: list[Any] = []
+        self.extra: dict[str, Any] | None = None
+        self.held: list[str] | None = None  # a refusal whose chunks carry logprobs, held whole
+        self.custom: _Call | None = None  # the custom call whose arguments' JSON text is open
         # on-demand parsing (see _ondemand.py): the learned text chunk, how often the
         # full path may still learn one, and whether the last frame could teach it
         self.hot: Template | None = None
@@ -152,6 +224,7 @@ class OpenAIChat(MachineHandler):
         self.learnable_call: _Call | None = None
         self.fast_frames = 0
         self.refusing = False  # the open text item is a refusal
+        self.plain = True  # a chunk of nothing but text is text: no refusal, no custom call open
         self.choice = session.choice  # which of n choices is read
         self.runs = Runs()  # the run taker's window (see _ondemand.Runs)
 
@@ -319,26 +392,35 @@ class OpenAIChat(MachineHandler):
             if type(delta) is not dict:
                 return
         content = delta.get("content")
-        if len(delta) == 1 and content and type(content) is str and not self.refusing:
+        if len(delta) == 1 and content and type(content) is str and self.plain:
             self.asm.text(content)  # most chunks: a bit of text and nothing else
+            logprobs = choice.get("logprobs")
+            if logprobs:
+                # never learned: a template's frames would be taken without them
+                self._chunk_logprobs(logprobs, delta, content, "")
             # a chunk the on-demand path could take: nothing in it but the text (of the
             # one choice it carries: a template's path is that of the first; `choice`
             # is an entry of `choices`, so that is a list)
-            if not obj.get("usage") and not x_groq and not choice.get("finish_reason") and len(obj["choices"]) == 1:
+            elif not obj.get("usage") and not x_groq and not choice.get("finish_reason") and len(obj["choices"]) == 1:
                 self.learnable = True
             return
+        if self.custom is not None and _opens_item(delta):
+            self._close_call(self.custom)  # an item follows the custom call: its input is whole
+        logprobs = choice.get("logprobs")
         # order within a chunk: reasoning, then text (and its annotations), then tool calls
         self._reasoning(delta)
         refusal = delta.get("refusal")
         if refusal and type(refusal) is str:
-            self._refuse(refusal)
+            self._refuse(refusal, _entries(logprobs, "refusal"))
         elif self.refusing and content:  # the answer goes on after its refusal: an item of its own
+            self._flush_text()
             self.refusing = False
+            self._plain()
             self.asm.close()
         extra = delta.get("extra_content")
         if type(extra) is dict and extra:
             # the OpenAI-compatible Gemini endpoint: the thought signature of a text answer
-            self.asm.text(content if type(content) is str else "", {"extra_content": extra})
+            self._extra_content(content if type(content) is str else "", extra, logprobs)
         elif content:
             if type(content) is str:
                 self.asm.text(content)
@@ -347,21 +429,82 @@ class OpenAIChat(MachineHandler):
         annotations = delta.get("annotations")
         if annotations and type(annotations) is list:
             self._annotate(annotations)
+        if logprobs:
+            self._chunk_logprobs(logprobs, delta, content, refusal if type(refusal) is str else "")
         tool_calls = delta.get("tool_calls")
         if tool_calls and type(tool_calls) is list:
             self._tool_calls(tool_calls)
             alone = len(delta) == 1 and len(tool_calls) == 1 and len(obj["choices"]) == 1
-            if alone and not obj.get("usage") and not x_groq:
+            if alone and not obj.get("usage") and not x_groq and not logprobs:
                 self._learnable_fragment(tool_calls[0], choice)
 
-    def _refuse(self, refusal: str) -> None:
+    def _plain(self) -> None:
+        self.plain = not self.refusing and self.custom is None
+
+    def _refuse(self, refusal: str, entries: list[Any] | None) -> None:
         """Structured outputs' refusal: visible text, its item marked `{"refusal": True}`
-        (the frames of the text template are taken no more: their text is no refusal)."""
+        (the frames of the text template are taken no more: their text is no refusal).
+        A refusal whose first chunk carries logprobs is held whole (see the header)."""
         if not self.refusing:  # the text before it is an item of its own
+            self._flush_text()
             self.refusing = True
+            self._plain()
             self.hot = None
             self.asm.close()
+            self.held = [] if entries is not None else None
+        held = self.held
+        if held is not None:
+            held.append(refusal)
+            if entries is not None:
+                self.logprobs.extend(entries)
+            return
         self.asm.text(refusal, _REFUSAL)
+        if entries is not None:
+            self._no_item(entries, "a refusal whose mark went out before its logprobs came")
+
+    def _extra_content(self, content: str, extra: dict[str, Any], logprobs: Any) -> None:
+        """A text's `extra_content`: on its delta, or at the item's close with the
+        logprobs gathered for it (an item carries one fidelity)."""
+        if self.held is not None:
+            self._flush_text()
+        if self.extra is not None and extra != self.extra:
+            self._flush_text()  # another signature: another item
+            self.asm.close()
+        waits = (bool(self.logprobs) or _entries(logprobs, "content") is not None) and not self.refusing
+        if waits and (content or self.asm.open_kind == "text"):
+            self.asm.text(content)
+            self.extra = extra
+            return
+        self.asm.text(content, {"extra_content": extra})
+
+    def _chunk_logprobs(self, logprobs: Any, delta: dict[str, Any], content: Any, refusal: str) -> None:
+        """A chunk's `content` entries: its text's, or the open text's when the chunk
+        carries no text (how writers put them on a chunk of their own) nor tool calls;
+        its `refusal` entries, when it carries no refusal text (`_refuse` took those):
+        the held refusal's."""
+        entries = _entries(logprobs, "content")
+        if entries is not None:
+            if content or not delta.get("tool_calls"):
+                self._text_logprobs(entries)
+            else:
+                self._no_item(entries, "logprobs of a chunk that feeds no text item")
+        entries = _entries(logprobs, "refusal") if not refusal else None
+        if entries is not None:
+            if self.held is not None:
+                self.logprobs.extend(entries)
+            else:
+                self._no_item(entries, "refusal logprobs with no refusal held to take them")
+
+    def _text_logprobs(self, entries: list[Any] | None) -> None:
+        if entries is None:
+            return
+        if self.asm.open_kind == "text" and not self.refusing:
+            self.logprobs.extend(entries)
+        else:
+            self._no_item(entries, "logprobs with no text item open to take them")
+
+    def _no_item(self, entries: list[Any], why: str) -> None:
+        self.session.note("logprobs_without_text", f"{len(entries)} logprobs entries: {why}")
 
     def _learnable_fragment(self, fragment: Any, choice: dict[str, Any]) -> None:
         """A chunk the on-demand path could take: one arguments fragment of the open
@@ -385,25 +528,50 @@ class OpenAIChat(MachineHandler):
         """OpenRouter / Perplexity `url_citation`s: gathered while their text item is
         open and attached to it as fidelity `{"annotations": [...]}` when it closes."""
         if self.asm.open_kind != "text":
-            self._flush_annotations()
+            self._flush_text()
             self.asm.text("", {"annotations": list(annotations)})  # no text to annotate yet
             return
         self.annotations.extend(annotations)
 
-    def _flush_annotations(self) -> None:
+    def _waiting(self) -> bool:
+        """Whether something waits to ride on the open text item at its close."""
+        return bool(self.annotations or self.logprobs or self.extra is not None or self.held is not None)
+
+    def _flush_text(self) -> None:
+        """What waits for the open text item goes out on one delta before it closes: a
+        held refusal whole, else one empty delta with the item's fidelity."""
+        held = self.held
+        if held is not None:
+            self.held = None
+            fidelity: dict[str, Any] = {**_REFUSAL, "logprobs": self.logprobs}
+            self.logprobs = []
+            self.asm.text("".join(held), fidelity)
+            self.refusing = False  # what follows is another item, a refusal again or not
+            self._plain()
+            return
+        if not self._waiting():
+            return
+        fidelity = {}
+        if self.extra is not None:
+            fidelity["extra_content"] = self.extra
         if self.annotations:
-            if self.asm.open_kind == "text":
-                self.asm.text("", {"annotations": self.annotations})
-            self.annotations = []
+            fidelity["annotations"] = self.annotations
+        if self.logprobs:
+            fidelity["logprobs"] = self.logprobs
+        if self.asm.open_kind == "text":
+            self.asm.text("", fidelity)
+        self.annotations = []
+        self.logprobs = []
+        self.extra = None
 
     def at_end(self) -> None:
-        """End of input, whatever the end: annotations of the open text are attached."""
-        self._flush_annotations()
+        """End of input, whatever the end: what waits for the open text is attached."""
+        self._flush_text()
 
     def _reasoning(self, delta: dict[str, Any]) -> None:
         reasons = delta.get("reasoning_details") or delta.get("reasoning_content") or delta.get("reasoning")
-        if self.annotations and reasons:
-            self._flush_annotations()
+        if reasons and self._waiting():
+            self._flush_text()
         details = delta.get("reasoning_details")
         if details and type(details) is list:
             # OpenRouter: the details repeat `reasoning`'s text and add what replay
@@ -451,6 +619,7 @@ class OpenAIChat(MachineHandler):
             if kind == "text" and type(part.get("text")) is str:
                 self.asm.text(part["text"])
             elif kind == "thinking":
+                self._flush_text()
                 inner = part.get("thinking")
                 if type(inner) is str:
                     self.asm.thinking(inner)
@@ -472,14 +641,16 @@ class OpenAIChat(MachineHandler):
 
     def _response_tokens(self, raw: dict[str, int], total: Any) -> int:
         """completion_tokens without the reasoning: OpenAI counts the reasoning in
-        completion_tokens, xAI and some gateways do not.  The body's own arithmetic
-        decides (total = prompt + completion: included; total = prompt + completion +
-        reasoning: excluded); when it cannot tell, the reasoning is taken as included
-        unless that leaves less than nothing, and the anomaly `usage_rule_assumed` says
-        which rule was taken."""
+        completion_tokens, xAI and some gateways do not.  A count is never negative, so
+        reasoning larger than the completion cannot be inside it: excluded, whatever
+        the totals say (a gateway's total may leave the reasoning out altogether).
+        Otherwise the body's own arithmetic decides (total = prompt + completion:
+        included; total = prompt + completion + reasoning: excluded); when it cannot
+        tell, the reasoning is taken as included, and the anomaly `usage_rule_assumed`
+        says so."""
         completion = raw["completion_raw"]
         reasoning = raw.get("thoughts", 0)
-        if not reasoning:
+        if not reasoning or reasoning > completion:
             return completion
         prompt = raw.get("prompt_raw")
         if type(total) is int and prompt is not None:
@@ -487,13 +658,11 @@ class OpenAIChat(MachineHandler):
                 return completion - reasoning
             if prompt + completion + reasoning == total:
                 return completion
-        included = completion >= reasoning
-        rule = "included in" if included else "excluded from"
         self.session.note(
             "usage_rule_assumed",
-            f"total_tokens does not tell whether reasoning_tokens are in completion_tokens: taken as {rule} them",
+            "total_tokens does not tell whether reasoning_tokens are in completion_tokens: taken as included in them",
         )
-        return completion - reasoning if included else completion
+        return completion - reasoning
 
     # --- tool calls -----------------------------------------------------------------
 
@@ -506,6 +675,7 @@ class OpenAIChat(MachineHandler):
             function = fragment.get("function")
             name = ""
             arguments = ""
+            custom = None
             if type(function) is dict:
                 given = function.get("name")
                 name = given if given and type(given) is str else ""
@@ -515,12 +685,22 @@ class OpenAIChat(MachineHandler):
                 elif type(raw) in (dict, list):
                     # some gateways send the arguments as an object: taken whole
                     arguments = json_text(raw)
+            else:
+                custom = _custom_part(fragment)
             call = self._route(fragment.get("index"), call_id, position)
+            if custom is not None:
+                if not call.custom and not call.args and not call.open and not call.closed:
+                    call.become_custom()
+                given = custom.get("name")
+                name = given if given and type(given) is str else ""
+                text = custom.get("input")
+                if call.custom and text and type(text) is str:
+                    arguments = _escaped(text)
             extra = fragment.get("extra_content")
-            if type(extra) is dict and extra and call.fidelity is None:
+            if type(extra) is dict and extra and (call.fidelity is None or "extra_content" not in call.fidelity):
                 # the OpenAI-compatible Gemini endpoint: a call's thought signature, kept
                 # whole so a replay sends back exactly the `extra_content` that came
-                call.fidelity = {"extra_content": extra}
+                call.fidelity = {**(call.fidelity or {}), "extra_content": extra}
                 if call.open and self.asm.open_kind == "tool_call":
                     self.asm.fidelity(call.fidelity)  # it came after the call began
             self._update(call, call_id, name, arguments)
@@ -580,26 +760,43 @@ class OpenAIChat(MachineHandler):
             current.open, current.closed = False, True
             return True
         if current.complete_object():
-            self.asm.close()
-            current.open, current.closed = False, True
+            self._close_call(current)
             return True
         return False
 
+    def _close_call(self, call: _Call) -> None:
+        """The open call's group ends (a custom call's JSON text closed first)."""
+        if call.tail:
+            call.add(call.tail)
+            self.asm.tool_arguments(call.tail)
+            call.tail = ""
+        self.asm.close()
+        call.open, call.closed = False, True
+        if call is self.custom:
+            self.custom = None
+            self._plain()
+
     def _announce(self, call: _Call) -> None:
-        self._flush_annotations()
+        self._flush_text()
         if not call.id:
             call.id = f"call_{self.session.stream_id}_{call.block}"
         self.asm.tool_call(call.name, call.id, "".join(call.args), call.fidelity)
         call.open = True
         self.current = call
         self.made_calls = True
+        if call.custom:
+            # nothing may close its group but this handler, which closes its JSON text:
+            # no chunk goes by the on-demand text path until it is whole
+            self.custom = call
+            self.hot = None
+            self._plain()
 
     def before_stop(self) -> None:
         """Complete streams: calls still waiting are announced now, in order."""
         current = self.current
         if current is not None and current.open:
             if self.asm.open_kind == "tool_call":
-                self.asm.close()
+                self._close_call(current)
             current.open, current.closed = False, True
         for key in sorted(self.calls):
             call = self.calls[key]
@@ -609,10 +806,8 @@ class OpenAIChat(MachineHandler):
                 self.session.note("unnamed_tool_call", f"tool call at block {call.block} never got a name; dropped")
                 continue
             self._announce(call)
-            self.asm.close()
-            call.open, call.closed = False, True
+            self._close_call(call)
 
     def finish_reason(self) -> FinishReason:
         made_calls = self.made_calls or any(c.name for c in self.calls.values())
         return normalize_openai_finish(self.session.native_finish_reason, made_calls)
-

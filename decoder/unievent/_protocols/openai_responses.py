@@ -9,14 +9,20 @@
 #
 # - text: `output_text.delta` and `refusal.delta` (a refusal is visible text; its full
 #   text is also kept in `extras["refusals"]`).  A message's `phase` is the text item's
-#   fidelity, on an empty delta at `output_item.added`.  Each message item is its own
-#   text item.
+#   fidelity, on an empty delta before its first text (the item's done names it when
+#   `output_item.added` did not).  Each message item is its own text item.
+# - logprobs: the `logprobs` of `output_text.delta` events, joined in order (else those
+#   of `output_text.done`, else of the done item's output_text parts, for gateways that
+#   send them only there), ride on the text item as fidelity `{"logprobs": [...]}` on
+#   one empty delta before its done, with the phase: a message whose first text carries
+#   logprobs keeps its phase for that delta (an item carries one fidelity).
 # - thinking: `reasoning_summary_text.delta` and `reasoning_text.delta`.  At the
 #   reasoning item's `output_item.done`, when it carries `encrypted_content` (or a
 #   `signature`), the fidelity {encrypted_content, reasoning_id (the item id, which
-#   replay needs), format, signature, channel ("summary" or "content")} rides once on an
-#   empty thinking.delta before the done; a reasoning item with no text but with
-#   encrypted content is an empty thinking item carrying it.
+#   replay needs), format, signature, channel ("summary" or "content": the done item's
+#   list that holds the text; "none" when text streamed and the done item lists it in
+#   neither)} rides once on an empty thinking.delta before the done; a reasoning item
+#   with no text but with encrypted content is an empty thinking item carrying it.
 # - function calls: `tool_call.delta` with the name and the `call_id` (not the item id)
 #   at `output_item.added`, then argument fragments; when no fragment arrived the
 #   `.done` arguments, else the item at `output_item.done`, are sent as one fragment.
@@ -215,9 +221,13 @@ class _Item:
         "id",
         "index",
         "kind",
+        "logprobs",
+        "marked",
         "name",
         "part_text",
         "pending",
+        "phase",
+        "phase_waits",
         "refusal",
         "refusal_done",
         "suffix",
@@ -242,6 +252,13 @@ class _Item:
         # messages: refusal deltas, and whether a refusal.done recorded them
         self.refusal: list[str] = []
         self.refusal_done = False
+        # messages: the phase before its first text decides where it rides, the phase
+        # waiting for the close with the logprobs, whether the phase went out, and the
+        # logprobs gathered
+        self.phase: Any = None
+        self.phase_waits: Any = None
+        self.marked = False
+        self.logprobs: list[Any] = []
 
 
 # what a hot delta's string is (and _LEARN_NOTHING: the frame teaches no template)
@@ -261,6 +278,16 @@ def _step_key(step: dict[str, Any]) -> str | None:
 
 def _texts(parts: list[Any], kinds: tuple[str, ...], field: str) -> str:
     return "".join(p[field] for p in parts if type(p) is dict and p.get("type") in kinds and type(p.get(field)) is str)
+
+
+def _entries(value: Any) -> list[Any]:
+    """A `logprobs` field's entries (none unless it is a list)."""
+    return value if type(value) is list else []
+
+
+def _parts_logprobs(parts: list[Any]) -> list[Any]:
+    """The logprobs of a message's output_text parts, joined in order."""
+    return [e for p in parts if type(p) is dict and p.get("type") == "output_text" for e in _entries(p.get("logprobs"))]
 
 
 def _provider_error(error: dict[str, Any], whole: dict[str, Any], fallback: str) -> ProviderError:
@@ -644,10 +671,31 @@ class OpenAIResponses(MachineHandler):
 
     def _a_open_message(self, obj: dict[str, Any]) -> None:
         item = _dict(obj.get("item"))
-        self.item = _Item("message", _int(obj.get("output_index")), _str(item.get("id")) or None)
+        message = _Item("message", _int(obj.get("output_index")), _str(item.get("id")) or None)
+        self.item = message
         phase = item.get("phase")
         if phase:
+            message.phase = phase  # out before its first text, or with its logprobs at the close
+
+    def _phase_before_text(self, message: _Item, logprobs: bool) -> None:
+        """The message's first text is here: its phase goes out first, or, when the text
+        carries logprobs, waits to ride with them."""
+        phase = message.phase
+        if phase is None:
+            return
+        message.phase = None
+        if logprobs:
+            message.phase_waits = phase
+        else:
+            message.marked = True
             self.asm.text("", {"phase": phase})
+
+    def _message_text(self, text: str) -> None:
+        """Text of the open message that no delta brought (a `.done`'s)."""
+        message = self.item
+        assert message is not None
+        self._phase_before_text(message, bool(message.logprobs))
+        self.asm.text(text)
 
     def _a_open_call(self, obj: dict[str, Any]) -> None:
         item = _dict(obj.get("item"))
@@ -759,14 +807,24 @@ class OpenAIResponses(MachineHandler):
 
     def _a_text(self, obj: dict[str, Any]) -> None:
         delta = obj.get("delta")
+        item = self.item
+        assert item is not None  # the message is open
         if self.etype == "response.refusal.delta":
             if delta and type(delta) is str:
+                self._phase_before_text(item, False)
                 self.asm.text(delta)
-                item = self.item
-                assert item is not None  # the message is open
                 item.part_text = True
                 item.refusal.append(delta)
         elif type(delta) is str:
+            logprobs = obj.get("logprobs")
+            if logprobs and type(logprobs) is list:
+                # never learned: a template's frames would be taken without theirs
+                self._phase_before_text(item, True)
+                item.logprobs.extend(logprobs)
+                self._hot_texts([delta])
+                return
+            if delta and item.phase is not None:
+                self._phase_before_text(item, False)
             self._hot_texts([delta])
             self.learn = _HOT_TEXT
 
@@ -777,11 +835,15 @@ class OpenAIResponses(MachineHandler):
 
     def _a_text_done(self, obj: dict[str, Any]) -> None:
         text = obj.get("text")
+        item = self.item
+        assert item is not None  # the message is open
         if type(text) is not str:
             text = obj.get("refusal")
             if type(text) is str:
                 self._refused(text)
-        self._part_done(text, self.asm.text)
+        elif not item.logprobs:  # no delta carried them: a gateway that sends them here
+            item.logprobs = list(_entries(obj.get("logprobs")))
+        self._part_done(text, self._message_text)
 
     def _refused(self, text: str) -> None:
         """A refusal is visible text, and kept in extras["refusals"] (once per message)."""
@@ -918,7 +980,7 @@ class OpenAIResponses(MachineHandler):
             text = _texts(summary, ("summary_text",), "text") or _texts(content, ("reasoning_text", "text"), "text")
             if text:
                 asm.thinking(text)
-        fidelity = self._reasoning_fidelity(done, summary, content)
+        fidelity = self._reasoning_fidelity(done, summary, content, item.any_text or item.part_text)
         if fidelity is not None:
             if asm.open_kind == "thinking":
                 asm.fidelity(fidelity)
@@ -928,7 +990,9 @@ class OpenAIResponses(MachineHandler):
             asm.close()
 
     @staticmethod
-    def _reasoning_fidelity(done: dict[str, Any], summary: list[Any], content: list[Any]) -> dict[str, Any] | None:
+    def _reasoning_fidelity(
+        done: dict[str, Any], summary: list[Any], content: list[Any], streamed: bool = False
+    ) -> dict[str, Any] | None:
         encrypted = done.get("encrypted_content")
         signature = done.get("signature")
         if not encrypted and not signature:
@@ -946,6 +1010,8 @@ class OpenAIResponses(MachineHandler):
             fidelity["channel"] = "summary"
         elif content:
             fidelity["channel"] = "content"
+        elif streamed:
+            fidelity["channel"] = "none"  # its text streamed, and the done item has no place for it
         return fidelity
 
     def _a_close_message(self, obj: dict[str, Any]) -> None:
@@ -956,16 +1022,39 @@ class OpenAIResponses(MachineHandler):
 
     def _finish_message(self, item: _Item, done: dict[str, Any]) -> None:
         refusal = "".join(item.refusal)
+        content = _list(done.get("content"))
+        if not item.logprobs:  # no event before carried them
+            item.logprobs = _parts_logprobs(content)
         if not (item.any_text or item.part_text):
-            content = _list(done.get("content"))
             refusal = _texts(content, ("refusal",), "refusal")
             text = _texts(content, ("output_text",), "text") + refusal
             if text:
+                self._phase_before_text(item, bool(item.logprobs))
                 self.asm.text(text)
         if refusal and not item.refusal_done:
             self.session.extras.setdefault("refusals", []).append(refusal)
+        fidelity = self._closing_fidelity(item, done)
+        if fidelity:
+            self.asm.text("", fidelity)
         if self.asm.open_kind == "text":
             self.asm.close()
+
+    def _closing_fidelity(self, item: _Item, done: dict[str, Any]) -> dict[str, Any]:
+        """What rides on a message's text item at its close: the phase that waited (or
+        that only the done item names) and the logprobs."""
+        fidelity: dict[str, Any] = {}
+        phase = item.phase if item.phase is not None else item.phase_waits
+        if phase is None and not item.marked:
+            phase = done.get("phase") or None
+        if phase is not None:
+            fidelity["phase"] = phase
+        if item.logprobs:
+            if item.marked:  # the item's fidelity went out with its first text
+                count = len(item.logprobs)
+                self.session.note("logprobs_without_text", f"{count} logprobs entries came after the message's phase")
+            else:
+                fidelity["logprobs"] = item.logprobs
+        return fidelity
 
     def _a_close_call(self, obj: dict[str, Any]) -> None:
         call = self.item
@@ -1104,6 +1193,9 @@ class OpenAIResponses(MachineHandler):
             self.late_text.setdefault(index, []).append(delta)
 
     def _a_finish_late_reasoning(self, obj: dict[str, Any]) -> None:
+        message = self.item
+        if message is not None and message.phase is not None:
+            self._phase_before_text(message, False)  # the message began before this: its phase is out
         index = obj["output_index"]
         item = self.deferred.pop(index)
         late = "".join(self.late_text.pop(index, []))

@@ -4,7 +4,9 @@
 # One record per delta, each one candidate with one part: text, thinking
 # (`thought: true`), inline data (base64), a function call whole at its done (`args` the
 # parsed arguments, `id` the call's id); a signature rides as `thoughtSignature` on the
-# part of the item it came on.  The last record has the finish reason and
+# part of the item it came on, and a text's logprobs (fidelity `logprobs`,
+# `top_logprobs`, `avg_logprobs`) as the candidate's `logprobsResult` and `avgLogprobs`
+# of the record of the delta that carries them.  The last record has the finish reason and
 # `usageMetadata`.  As SSE (`data: <record>` and CRLF CRLF, what `alt=sse` sends) or as
 # one JSON array (`framing="json_array"`).
 from __future__ import annotations
@@ -42,10 +44,22 @@ def gemini_usage(usage: Usage) -> dict[str, Any]:
     return USAGE.write(usage)
 
 
+def _logprobs(kept: dict[str, Any]) -> dict[str, Any]:
+    """A text's logprobs fidelity as the candidate's fields (those it has)."""
+    fields: dict[str, Any] = {}
+    pairs = (("logprobs", "chosenCandidates"), ("top_logprobs", "topCandidates"))
+    result = {wire: kept[key] for key, wire in pairs if key in kept}
+    if result:
+        fields["logprobsResult"] = result
+    if "avg_logprobs" in kept:
+        fields["avgLogprobs"] = kept["avg_logprobs"]
+    return fields
+
+
 class GeminiWriter(Writer):
     protocol: ClassVar[str] = "gemini"
     machine: ClassVar[Any] = M
-    carries: ClassVar[frozenset[str]] = frozenset({"signature"})
+    carries: ClassVar[frozenset[str]] = frozenset({"signature", "logprobs", "top_logprobs", "avg_logprobs"})
 
     def __init__(self, *args: Any) -> None:
         super().__init__(*args)
@@ -65,11 +79,14 @@ class GeminiWriter(Writer):
         self.records += 1
 
     def _part(self, part: dict[str, Any], fidelity: Any, raw: str = "") -> None:
-        signature = self.fidelity(fidelity).get("signature")
+        kept = self.fidelity(fidelity)
+        signature = kept.get("signature")
         if type(signature) is str:
             part["thoughtSignature"] = signature
-        content = {"role": "model", "parts": [part]}
-        self._record({"candidates": [{"content": content, "index": 0}]}, M.SY_RECORD, raw)
+        candidate: dict[str, Any] = {"content": {"role": "model", "parts": [part]}, "index": 0}
+        if "text" in part and "thought" not in part:
+            candidate.update(_logprobs(kept))
+        self._record({"candidates": [candidate]}, M.SY_RECORD, raw)
 
     def delta(self, item: DeltaItem) -> None:
         if type(item) is TextDelta:

@@ -3,7 +3,11 @@
 #
 # Every chunk is `chat.completion.chunk` with one choice: text as `content`, thinking
 # as `reasoning_content` (or `reasoning`, when that is the field it came in), tool
-# calls by `index` with `id`, `type` and `function` on their first fragment.  The stop
+# calls by `index` with `id`, `type` and `function` on their first fragment (a custom
+# tool's call, fidelity `item_type` "custom": `type` "custom" and `custom.name` first,
+# its whole `custom.input` on one fragment at its done).  A text item's `logprobs`
+# fidelity is written as `choices[].logprobs` (`content`, or `refusal` for a refusal) on
+# the chunk of the delta that carries it, with its text if it has any.  The stop
 # is a chunk with the finish reason, then (`include_usage`) a usage chunk with
 # `choices: []`, then `data: [DONE]`.  Usage is written in the wire's meaning:
 # `prompt_tokens` counts cache reads, `completion_tokens` reasoning.
@@ -11,10 +15,20 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from unievent._events import DeltaItem, DoneItem, StopEvent, TextDelta, ThinkingDelta, ToolCallDelta, Usage
+from unievent._events import (
+    DeltaItem,
+    DoneItem,
+    StopEvent,
+    TextDelta,
+    ThinkingDelta,
+    ToolCallDelta,
+    ToolCallDone,
+    Usage,
+)
 from unievent._generated import openai_chat as M
 from unievent._outcome import ProviderError
-from unievent._protocols.openai_chat import _FINISH_MAP, USAGE
+from unievent._protocols.openai_chat import _CUSTOM, _FINISH_MAP, USAGE
+from unievent._shared import json_text
 from unievent._writers.base import Writer, sse_frame
 
 __all__ = ["OpenAIChatWriter", "chat_usage"]
@@ -34,6 +48,7 @@ class OpenAIChatWriter(Writer):
     machine: ClassVar[Any] = M
     carries: ClassVar[frozenset[str]] = frozenset(
         {"reasoning_field", "signature", "format", "encrypted_content", "reasoning_id", "annotations", "refusal"}
+        | {"logprobs", "item_type"}
     )
 
     def __init__(self, *args: Any) -> None:
@@ -42,8 +57,9 @@ class OpenAIChatWriter(Writer):
         self.field = ""
         self.role_sent = False
         self.refusing = False  # the open text item is a refusal: its text goes in `refusal`
+        self.custom = False  # the open call is a custom tool's
 
-    def _chunk(self, delta: dict[str, Any] | None, finish: str | None = None, **top: Any) -> None:
+    def _chunk(self, delta: dict[str, Any] | None, finish: str | None = None, logprobs: Any = None, **top: Any) -> None:
         options = self.options
         body: dict[str, Any] = {
             "id": options.response_id,
@@ -55,7 +71,10 @@ class OpenAIChatWriter(Writer):
             if not self.role_sent:
                 delta = {"role": "assistant", **delta}
                 self.role_sent = True
-            body["choices"] = [{"index": 0, "delta": delta, "finish_reason": finish}]
+            choice: dict[str, Any] = {"index": 0, "delta": delta, "finish_reason": finish}
+            if logprobs is not None:
+                choice["logprobs"] = logprobs
+            body["choices"] = [choice]
         body.update(top)
         self.step(M.SY_FINISH_CHUNK if finish else M.SY_CHUNK)
         self.write(sse_frame(body))
@@ -69,19 +88,27 @@ class OpenAIChatWriter(Writer):
             self.field = field if field in ("reasoning_content", "reasoning") else ""
         elif type(first) is ToolCallDelta:
             self.calls += 1
+            # read here without listing what is dropped: `delta` lists it
+            own = self.fidelity_source in (None, self.protocol)
+            self.custom = own and (first.fidelity or {}).get("item_type") == _CUSTOM
 
     def delta(self, item: DeltaItem) -> None:
         if type(item) is TextDelta:
-            annotations = self.fidelity(item.fidelity).get("annotations")
-            if item.text or annotations:
+            kept = self.fidelity(item.fidelity)
+            annotations = kept.get("annotations")
+            logprobs = kept.get("logprobs")
+            if item.text or annotations or logprobs:
                 delta: dict[str, Any] = {"refusal" if self.refusing else "content": item.text} if item.text else {}
                 if annotations:
                     delta["annotations"] = annotations
-                self._chunk(delta)
+                self._chunk(delta, logprobs=self._logprobs(logprobs) if logprobs else None)
         elif type(item) is ThinkingDelta:
             self._thinking(item)
         elif type(item) is ToolCallDelta:
             self.fidelity(item.fidelity)
+            if self.custom:
+                self._custom_head(item)
+                return
             call: dict[str, Any] = {"index": self.calls, "function": {"arguments": item.arguments}}
             if item.name:
                 call = {
@@ -95,6 +122,25 @@ class OpenAIChatWriter(Writer):
             self._chunk({"tool_calls": [call]})
         else:
             self.dropped.append(f"{item.type} (no place in Chat Completions)")
+
+    def _logprobs(self, entries: Any) -> dict[str, Any]:
+        """A choice's `logprobs` with the text's entries, under the field of its text."""
+        return {"content": None, "refusal": entries} if self.refusing else {"content": entries, "refusal": None}
+
+    def _custom_head(self, item: ToolCallDelta) -> None:
+        """A custom call's first fragment names it; its input, the arguments' `input`,
+        is written whole at its done (the fragments are pieces of the JSON text)."""
+        if item.name:
+            custom = {"name": item.name, "input": ""}
+            call = {"index": self.calls, "id": item.tool_call_id, "type": _CUSTOM, "custom": custom}
+            self._chunk({"tool_calls": [call]})
+
+    def _custom_input(self, done: ToolCallDone) -> None:
+        text = done.arguments.get("input")
+        if type(text) is not str:  # a custom tool takes text: other arguments as their JSON text
+            text = json_text(done.arguments) if done.arguments else ""
+        if text:
+            self._chunk({"tool_calls": [{"index": self.calls, "custom": {"input": text}}]})
 
     def _thinking(self, item: ThinkingDelta) -> None:
         kept = self.fidelity(item.fidelity)
@@ -121,7 +167,9 @@ class OpenAIChatWriter(Writer):
             self._chunk({"reasoning_details": details})
 
     def close(self, done: DoneItem) -> None:
-        pass
+        if self.custom and type(done) is ToolCallDone:
+            self._custom_input(done)
+            self.custom = False
 
     def stop(self, event: StopEvent) -> None:
         self._chunk({}, NATIVE_FINISH[event.finish_reason])

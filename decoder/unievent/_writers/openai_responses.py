@@ -8,7 +8,10 @@
 # call's fidelity names (`item_type`: a custom tool's call, a computer call, ...),
 # rebuilt from its arguments by the reader's own table; each item's
 # `output_item.done` carries the whole item, and `response.completed` (or
-# `response.incomplete` for a length stop) the full response with its usage.
+# `response.incomplete` for a length stop) the full response with its usage.  A
+# reasoning item's done lists the text it streamed unless its fidelity's channel says
+# the source's done item had none; a message's `logprobs` fidelity is written on
+# `output_text.done` and in its done item, with a phase that came with them.
 # `sequence_number` counts every event from 0.
 from __future__ import annotations
 
@@ -51,7 +54,7 @@ class OpenAIResponsesWriter(Writer):
     protocol: ClassVar[str] = "openai_responses"
     machine: ClassVar[Any] = M
     carries: ClassVar[frozenset[str]] = frozenset(
-        {"encrypted_content", "reasoning_id", "format", "signature", "channel", "phase"}
+        {"encrypted_content", "reasoning_id", "format", "signature", "channel", "phase", "logprobs"}
         | {"item_type", "call_item_id", "namespace", "caller", "environment"}
     )
 
@@ -115,7 +118,9 @@ class OpenAIResponsesWriter(Writer):
             if not self.held:
                 self._start_reasoning()
         elif type(first) is TextDelta:
-            phase = self.fidelity(first.fidelity).get("phase")
+            kept = self.fidelity(first.fidelity)
+            self.late = dict(kept)  # with what later deltas bring: written at its done
+            phase = kept.get("phase")
             self.item = {
                 "type": "message",
                 "id": f"msg_{self.index}",
@@ -218,9 +223,12 @@ class OpenAIResponsesWriter(Writer):
     def delta(self, item: DeltaItem) -> None:
         if not self.item:
             return
-        if type(item) is TextDelta and item.text:
-            self.texts.append(item.text)
-            self._text_delta(item.text)
+        if type(item) is TextDelta:
+            if item.fidelity is not None and item is not self.first:
+                self.late.update(self.fidelity(item.fidelity))
+            if item.text:
+                self.texts.append(item.text)
+                self._text_delta(item.text)
         elif type(item) is ThinkingDelta:
             if item.fidelity is not None and item is not self.first:
                 self.late.update(self.fidelity(item.fidelity))  # a later delta's: in the item's done
@@ -239,7 +247,9 @@ class OpenAIResponsesWriter(Writer):
         kind = self.item["type"]
         if kind == "reasoning":
             late = self.late  # the reasoning item's fidelity is read from its done
-            if self.held:  # now its id is known: the whole item
+            if self.held:  # now its id and channel are known: the whole item
+                if late.get("channel") in ("summary", "content"):
+                    self.channel = late["channel"]
                 if "reasoning_id" in late:
                     self.item["id"] = late["reasoning_id"]
                 elif late.get("encrypted_content"):  # its reader keeps such an item's id: it had none
@@ -247,26 +257,23 @@ class OpenAIResponsesWriter(Writer):
                 self._start_reasoning()
                 for piece in self.texts:
                     self._reasoning_delta(piece)
-            # the channel is fidelity too: the done names it only where it was named
-            named = late.get("channel")
-            recorded = bool(late.get("encrypted_content") or late.get("signature"))
+            # the done holds the text it streamed, as OpenAI's own does, unless the
+            # channel (fidelity) says the source's done item had it in neither list
+            listed = bool(text) and late.get("channel") in (None, self.channel)
             if self.channel == "summary":
                 self._event("response.reasoning_summary_text.done", **self._where(), summary_index=0, text=text)
                 self._part("done", text)
-                if text and (named == "summary" or not recorded):
+                if listed:
                     self.item["summary"] = [{"type": "summary_text", "text": text}]
             else:
                 self._event("response.reasoning_text.done", **self._where(), content_index=0, text=text)
-                if text and (named == "content" or not recorded):
+                if listed:
                     self.item["content"] = [{"type": "reasoning_text", "text": text}]
             for key in ("encrypted_content", "signature", "format"):
                 if key in late:
                     self.item[key] = late[key]
         elif kind == "message":
-            self._event("response.output_text.done", **self._where(), content_index=0, text=text)
-            self._part("done", text)
-            self.item["content"] = [{"type": "output_text", "text": text, "annotations": []}]
-            self.item["status"] = "completed"
+            self._close_message(text)
         elif self.call:  # its arguments are the item's own fields: written whole at its done
             self._close_client_call(done)
         else:
@@ -276,6 +283,19 @@ class OpenAIResponsesWriter(Writer):
         self._event("response.output_item.done", output_index=self.index, item=dict(self.item))
         self.output.append(self.item)
         self.item = {}
+
+    def _close_message(self, text: str) -> None:
+        """The text's done events and the whole message: its logprobs, and a phase that
+        rode with them (its reader takes the done item's phase when the added had none)."""
+        late = self.late
+        logprobs = late.get("logprobs")
+        carried = {"logprobs": logprobs} if logprobs else {}
+        self._event("response.output_text.done", **self._where(), content_index=0, text=text, **carried)
+        self._part("done", text)
+        self.item["content"] = [{"type": "output_text", "text": text, "annotations": [], **carried}]
+        self.item["status"] = "completed"
+        if "phase" in late:
+            self.item["phase"] = late["phase"]
 
     # --- Mirobody's tool steps ---------------------------------------------------------------
 
