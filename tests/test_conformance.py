@@ -70,6 +70,7 @@ def run(case: dict[str, Any]) -> dict[str, Any]:
                 "finish_reason": outcome.finish_reason,
                 "native_finish_reason": outcome.native_finish_reason,
                 "model": outcome.model,
+                "response_id": outcome.response_id,
                 "usage": unievent.to_json(outcome.usage),
                 "skipped_frames": outcome.skipped_frames,
                 "error": None if failure is None else {"message": failure.message, "type": failure.type, "code": failure.code},

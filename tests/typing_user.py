@@ -39,6 +39,7 @@ def plain() -> None:
     assert_type(outcome, Outcome)
     outcome.raise_for_end()
     assert outcome.end == "complete" and outcome.model == "m"
+    assert_type(outcome.response_id, str | None)
     for event in events + last:
         if isinstance(event, DeltaEvent):
             assert event.item.type

@@ -213,6 +213,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     transcode.add_argument("--model", help="the model the output names (default: the source's)")
     transcode.add_argument(
+        "--response-id", dest="response_id", help="the response id the output names (default: the source's)"
+    )
+    transcode.add_argument(
         "--framing", choices=("sse", "json_array"), default="sse", help="gemini: SSE records or one JSON array"
     )
     transcode.set_defaults(run=_run_transcode)
@@ -417,6 +420,7 @@ def _outcome_json(outcome: Outcome) -> dict[str, Any]:
         "finish_reason": outcome.finish_reason,
         "native_finish_reason": outcome.native_finish_reason,
         "model": outcome.model,
+        "response_id": outcome.response_id,
         "usage": unievent.to_json(outcome.usage),
         "skipped_frames": outcome.skipped_frames,
         "error": None if error is None else {"message": error.message, "type": error.type, "code": error.code},
@@ -460,7 +464,7 @@ def _run_transcode(args: argparse.Namespace) -> int:
     out = getattr(sys.stdout, "buffer", None)
     try:
         pieces = _pieces(stream, DEFAULT_CHUNK_SIZE)
-        named = {"model": args.model} if args.model else {}
+        named = {key: value for key in ("model", "response_id") if (value := getattr(args, key))}
         for data in unievent.transcode(pieces, args.source, args.target, framing=args.framing, **named):
             if out is not None:
                 out.write(data)
@@ -619,6 +623,8 @@ def _outcome_lines(outcome: Outcome) -> list[str]:
         lines.append(f"  finish reason: {outcome.finish_reason or '-'}{native}")
     lines.append(f"  usage: {_usage_text(outcome.usage)}")
     lines.append(f"  model: {outcome.model or '-'}")
+    if outcome.response_id is not None:
+        lines.append(f"  response id: {outcome.response_id}")
     lines.append(f"  skipped frames: {outcome.skipped_frames}")
     if outcome.error is not None:
         error = outcome.error

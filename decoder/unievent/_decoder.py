@@ -543,5 +543,6 @@ class StreamDecoder:
             protocol=self.protocol,
             detected_by=self.detected_by,
             end_state=self.handler.state_name(),
+            response_id=session.response_id,
             argument_failure=self._argument_failure,
         )

@@ -197,52 +197,59 @@ def _ending(encoder: StreamEncoder, outcome: Outcome) -> bytes:
 
 def _pipe(
     source: str, target: str, options: dict[str, Any]
-) -> tuple[StreamDecoder, StreamEncoder, Callable[[list[Any]], bytes]]:
+) -> tuple[StreamDecoder, Callable[[list[Any], Outcome | None], bytes]]:
     decoder = StreamDecoder(source, stream_id=options.pop("stream_id", None), side_events=True)
     options.setdefault("fidelity_from", source)
     named_model, named_id = "model" in options, "response_id" in options
     encoder = StreamEncoder(target, **options)
 
-    def write(events: list[Any]) -> bytes:
+    def write(events: list[Any], outcome: Outcome | None) -> bytes:
+        """The target's bytes of `events` (and, given the outcome, of the end)."""
         writer = encoder.writer
         if source == "auto":  # the fidelity is the protocol's that was found
             writer.fidelity_source = decoder.protocol
-        if events and not writer.started:  # the source's model and response id, unless named
+        if not writer.started and (events or outcome is not None):
+            # the writer names the model and the response id in its opening frames,
+            # written with the first event (or the end of a stream that had none): by
+            # then the source's frames that name them were decoded (a message_start,
+            # response.created, the first chunk), unless the user named them
             session = decoder.session
             if not named_model and session.model:
                 writer.options = attrs.evolve(writer.options, model=session.model)
-            response_id = session.extras.get("response_id")
-            if not named_id and type(response_id) is str and response_id:
-                writer.options = attrs.evolve(writer.options, response_id=response_id)
-        return b"".join(encoder.push(event) for event in events)
+            if not named_id and session.response_id:
+                writer.options = attrs.evolve(writer.options, response_id=session.response_id)
+        out = b"".join(encoder.push(event) for event in events)
+        return out + _ending(encoder, outcome) if outcome is not None else out
 
-    return decoder, encoder, write
+    return decoder, write
 
 
 def transcode(chunks: Iterable[bytes], source: str, target: str, **options: Any) -> Iterator[bytes]:
     """Serve a `source` stream as `target`'s wire, bytes out as bytes come in: the
     target's terminal frames for a complete source, its error frame for a failed
-    one, nothing more for a cut one.  `options`: StreamEncoder's, and `stream_id` for
-    the decoder (the made-up ids of calls that came without one)."""
-    decoder, encoder, write = _pipe(source, target, dict(options))
+    one, nothing more for a cut one.  The target names the source's model and
+    response id (`Outcome.response_id`) where its wire has a place for them, unless
+    `model=` or `response_id=` name others.  `options`: StreamEncoder's, and
+    `stream_id` for the decoder (the made-up ids of calls that came without one)."""
+    decoder, write = _pipe(source, target, dict(options))
     for chunk in chunks:
-        out = write(decoder.push(chunk))
+        out = write(decoder.push(chunk), None)
         if out:
             yield out
     events, outcome = decoder.finish()
-    out = write(events) + _ending(encoder, outcome)
+    out = write(events, outcome)
     if out:
         yield out
 
 
 async def atranscode(chunks: AsyncIterable[bytes], source: str, target: str, **options: Any) -> AsyncIterator[bytes]:
     """The async form of `transcode`."""
-    decoder, encoder, write = _pipe(source, target, dict(options))
+    decoder, write = _pipe(source, target, dict(options))
     async for chunk in chunks:
-        out = write(decoder.push(chunk))
+        out = write(decoder.push(chunk), None)
         if out:
             yield out
     events, outcome = decoder.finish()
-    out = write(events) + _ending(encoder, outcome)
+    out = write(events, outcome)
     if out:
         yield out

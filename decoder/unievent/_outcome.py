@@ -91,6 +91,12 @@ class Outcome:
       parse.  `error`: the provider's error when failed.  `body`: the body that was
       no event stream (at most about 1 MiB), when not_event_stream or failed on a
       JSON error body.
+    - `response_id`: the provider's id of the response, to find it in the provider's
+      logs (Chat's chunk `id`, Anthropic's `message.id`, Responses' `response.id`,
+      Gemini's `responseId`, the interaction's `id`, Cohere's `id`; in Bedrock's
+      InvokeModel stream the inner events' own, e.g. Claude's `message.id`): the
+      first non-empty string the stream named; None where the wire has none
+      (Ollama, Bedrock ConverseStream, MMSP).
     - `side_events`: provider-side tool activity, in order (never tool calls).
     - `anomalies`: oddities that did not end the stream (sequence gaps, recovered
       lifecycle frames, fragments for a tool call that had closed), one `Anomaly` per
@@ -118,6 +124,7 @@ class Outcome:
     protocol: str = ""
     detected_by: str | None = None
     end_state: str | None = None
+    response_id: str | None = None
     #: the tool call whose arguments were not JSON (strict mode), for the typed error
     argument_failure: Any = attrs.field(default=None, eq=False, repr=False)
 

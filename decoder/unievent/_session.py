@@ -2,9 +2,10 @@
 # handler shares.
 #
 # A `Session` is the handler's whole view of the decoder: the assembler it feeds
-# fragments to, and the records an outcome is built from (model, usage in MMSP's
-# meaning, the provider's error, the side channel, anomalies, extras).  Handlers never
-# see bytes, framing or the public decoder; the decoder never sees a provider's JSON.
+# fragments to, and the records an outcome is built from (model, response id, usage in
+# MMSP's meaning, the provider's error, the side channel, anomalies, extras).  Handlers
+# never see bytes, framing or the public decoder; the decoder never sees a provider's
+# JSON.
 #
 # Retention: everything a session keeps beyond the events it returns grows with items
 # and blocks, never with frames.  Side-channel deltas are emitted (when side events are
@@ -42,6 +43,7 @@ class Session:
         "native_finish_reason",
         "protocol",
         "raw_usage",
+        "response_id",
         "side",
         "side_dropped",
         "side_events_inline",
@@ -65,12 +67,21 @@ class Session:
         self.side_events_inline = side_events_inline
         self.max_retained = max_retained
         self.model: str | None = None
+        self.response_id: str | None = None
         self.native_finish_reason: str | None = None
         self.error: ProviderError | None = None
         self.side: list[SideEvent] = []
         self.side_dropped = 0
         self.extras: dict[str, Any] = {}
         self.raw_usage: dict[str, int] = {}
+
+    def take_response_id(self, value: Any) -> None:
+        """The provider's id of the response: the first non-empty string wins.  Where a
+        stream names several (Anthropic's messages of one response, a gateway that
+        varies its chunk ids), the first is the one the response opened with, which a
+        writer re-serving the stream writes at its start."""
+        if self.response_id is None and value and type(value) is str:
+            self.response_id = value
 
     # --- usage ------------------------------------------------------------------------
 

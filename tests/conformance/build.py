@@ -189,6 +189,7 @@ def expected_json(seen: Observed) -> dict[str, Any]:
                 "finish_reason": outcome.finish_reason,
                 "native_finish_reason": outcome.native_finish_reason,
                 "model": outcome.model,
+                "response_id": outcome.response_id,
                 "usage": unievent.to_json(outcome.usage),
                 "skipped_frames": outcome.skipped_frames,
                 "error": None if error is None else {"message": error.message, "type": error.type, "code": error.code},
@@ -260,6 +261,7 @@ FACTS: dict[str, Fact] = {
     "finish_reason": lambda s: s.outcome.finish_reason,
     "native": lambda s: s.outcome.native_finish_reason,
     "model": lambda s: s.outcome.model,
+    "response_id": lambda s: s.outcome.response_id,
     "raises": lambda s: s.raises,
     "skipped": lambda s: s.outcome.skipped_frames,
     "usage": lambda s: s.outcome.usage,
@@ -2554,6 +2556,49 @@ def fidelity_cases() -> None:
 
 
 fidelity_cases()
+
+
+# =========================================================================================
+# The provider's response id
+# =========================================================================================
+
+
+def response_id_cases() -> None:
+    case(CHAT, "the_response_id_is_the_first_chunk_s_non_empty_id",
+         "Outcome.response_id is the first non-empty chunk id: Azure's first chunk has an empty one, and a gateway that varies it per chunk keeps the first.",
+         sse(chunk(id="", choices=[], prompt_filter_results=[]), chunk({"role": "assistant", "content": "Hi"}, id="chatcmpl-A"),
+             chunk({"content": "!"}, id="chatcmpl-B"), chunk({}, finish="stop", id="chatcmpl-C")),
+         response_id="chatcmpl-A", text="Hi!", end="complete")
+    case(CHAT, "a_chunk_id_that_is_no_string_is_ignored", "A chunk id that is no string is no response id; a later string one is.",
+         sse(chunk({"role": "assistant", "content": "Hi"}, id=7), chunk({}, finish="stop", id="chatcmpl-1")),
+         response_id="chatcmpl-1", end="complete")
+    first = message_start()
+    second = message_start()
+    second["message"]["id"] = "msg_02"
+    case(ANTHROPIC, "several_messages_keep_the_first_message_s_id",
+         "Outcome.response_id is message_start's message.id; of several messages in one response, the first's.",
+         wire(first, start(0, TEXT), text_delta(0, "a"), stop(0), message_delta(None), second, start(0, TEXT), text_delta(0, "b"), stop(0), message_delta(), MESSAGE_STOP),
+         response_id="msg_01", end="complete")
+    unnamed = message_start()
+    unnamed["message"]["id"] = {"id": "msg_01"}
+    case(ANTHROPIC, "a_message_id_that_is_no_string_is_ignored", "A message.id that is no string leaves the response id null.",
+         wire(unnamed, start(0, TEXT), text_delta(0, "a"), stop(0), message_delta(), MESSAGE_STOP), response_id=None, end="complete")
+    case(RESPONSES, "the_response_id_is_response_created_s",
+         "Outcome.response_id is the response's id as response.created names it (extras response_id keeps it too).",
+         rsse(created(), *message(0, "Hi"), completed()), response_id="resp_1", extras={"response_id": "resp_1"}, end="complete")
+    case(GEMINI, "the_response_id_is_the_first_record_s_response_id", "Outcome.response_id is the first record's responseId.",
+         gsse(grecord([{"text": "Hi"}]), grecord([{"text": "!"}], "STOP", responseId="r2")), response_id="r1", text="Hi!", end="complete")
+    case(INTERACTIONS, "the_response_id_is_the_interaction_s_id", "Outcome.response_id is the interaction's id (extras interaction_id keeps it too).",
+         iframe("interaction.created", interaction={"id": "v1_x", "status": "in_progress", "model": "gemini-3-flash"})
+         + iframe("interaction.completed", interaction={"id": "v1_x", "status": "completed"}) + I_DONE,
+         response_id="v1_x", extras={"interaction_id": "v1_x"}, end="complete")
+    case(COHERE, "the_response_id_is_message_start_s_id", "Outcome.response_id is message-start's id.",
+         cwire(cstart(), *ccontent(0, "Hi"), cend()), response_id="3ec845ed-ebb1-4223-9648-4e5632d5c6b5", end="complete")
+    case(OLLAMA, "ollama_names_no_response_id", "Ollama's lines carry no id: Outcome.response_id is null.",
+         ochat("Hi") + ochat(done=True), response_id=None, end="complete")
+
+
+response_id_cases()
 
 
 # --- the command ------------------------------------------------------------------------

@@ -348,6 +348,7 @@ class Anthropic(MachineHandler):
         model = message.get("model")
         if model and type(model) is str:
             self.session.model = model
+        self.session.take_response_id(message.get("id"))  # of several messages, the first's
         self._usage(message.get("usage"))
 
     def _new_message(self) -> None:

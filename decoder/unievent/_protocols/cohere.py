@@ -31,7 +31,8 @@
 # Usage: cached_tokens = `usage.cached_tokens`, prompt_tokens = `usage.tokens.
 # input_tokens` less the cached ones, response_tokens = `usage.tokens.output_tokens`
 # (Cohere does not count thinking apart); `usage.billed_units` is kept in
-# `extras["billed_units"]`, the response id in `extras["response_id"]`.
+# `extras["billed_units"]`; the response id is `Outcome.response_id` (and, as it was
+# before that, `extras["response_id"]`).
 from __future__ import annotations
 
 from collections.abc import Callable
@@ -287,7 +288,8 @@ class Cohere(MachineHandler):
     def _take_message(self, obj: dict[str, Any]) -> None:
         response_id = obj.get("id")
         if response_id and type(response_id) is str:
-            self.session.extras["response_id"] = response_id
+            self.session.take_response_id(response_id)
+            self.session.extras["response_id"] = response_id  # read there before Outcome.response_id
 
     def _take_end(self, obj: dict[str, Any]) -> None:
         delta = as_dict(obj.get("delta"))

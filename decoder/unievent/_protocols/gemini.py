@@ -488,7 +488,8 @@ class Gemini(MachineHandler):
             session.model = model
         response_id = obj.get("responseId")
         if response_id and type(response_id) is str:
-            session.extras["response_id"] = response_id
+            session.take_response_id(response_id)
+            session.extras["response_id"] = response_id  # read there before Outcome.response_id
         candidates = obj.get("candidates")
         if type(candidates) is list and candidates:
             if len(candidates) > 1:

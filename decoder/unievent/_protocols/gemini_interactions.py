@@ -222,7 +222,8 @@ class GeminiInteractions(MachineHandler):
             self.session.model = model
         iid = interaction.get("id") or obj.get("interaction_id")
         if iid and type(iid) is str:
-            self.session.extras["interaction_id"] = iid
+            self.session.take_response_id(iid)
+            self.session.extras["interaction_id"] = iid  # read there before Outcome.response_id
         status = interaction.get("status") or obj.get("status")
         if status and type(status) is str:
             self.session.extras["status"] = status

@@ -373,6 +373,10 @@ class OpenAIChat(MachineHandler):
     # --- one chunk ------------------------------------------------------------------
 
     def _apply_chunk(self, obj: dict[str, Any], choice: dict[str, Any] | None) -> None:
+        if self.session.response_id is None:
+            # the first chunk's id (gateways may vary it per chunk; Azure's first
+            # chunk has an empty one); chunks taken on demand repeat a read one
+            self.session.take_response_id(obj.get("id"))
         model = obj.get("model")
         if model != self.model and model and type(model) is str:
             self.model = self.session.model = model

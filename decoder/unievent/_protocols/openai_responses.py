@@ -660,8 +660,9 @@ class OpenAIResponses(MachineHandler):
         if model and type(model) is str:
             self.session.model = model
         rid = response.get("id")
+        self.session.take_response_id(rid)
         if rid and type(rid) is str:
-            self.session.extras["response_id"] = rid
+            self.session.extras["response_id"] = rid  # read there before Outcome.response_id
 
     # --- opening items ----------------------------------------------------------------
 
