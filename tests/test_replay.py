@@ -1,27 +1,40 @@
 """Replay: the assembled message as each provider's next-turn input.
 
-Every recorded stream of a protocol with a request format is decoded, turned into that
-protocol's assistant turn, and checked against the provider SDK's own request types
-(where installed); every signature, redacted block and encrypted reasoning that arrived
-is in the turn byte for byte, on its block.  Fidelity of another provider is left out
-and said; a cut stream refuses to replay its calls.
+Every recorded stream (../shared/corpus and ../shared/corpus-open-world, when present) of
+a protocol with a request format is decoded, turned into that protocol's assistant turn,
+and checked against the provider SDK's own request types (tests/request_types.py, where
+installed), every item kind included; every signature, redacted block and encrypted
+reasoning that arrived is in the turn byte for byte, on its block.  Fidelity of another
+provider is left out and said; a cut stream refuses to replay its calls.  The targets
+added later (Bedrock Converse, Cohere, Ollama, the Interactions API) have their own
+spec in tests/test_replay_sdks.py.
 """
 
 from __future__ import annotations
 
+import ast
+import base64
+import inspect
 import json
 import warnings
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pytest
 
 import unievent
+import unievent._events
+from tests.request_types import check_tool_result, check_turn
 from unievent import DeltaEvent, Message, StopEvent, TextDone, ThinkingDone, ToolCallDone, Usage
 from unievent._decoder import StreamDecoder as RuntimeStreamDecoder  # takes any protocol name
+from unievent._replay import REPLAYS
 
-CORPUS = Path(__file__).resolve().parent.parent.parent / "shared" / "corpus"
-REPLAYED = ("anthropic", "openai_chat", "openai_responses", "gemini")
+SHARED = Path(__file__).resolve().parent.parent.parent / "shared"
+CORPORA = (SHARED / "corpus", SHARED / "corpus-open-world")
+#: the manifests' protocol names that are not unievent's, and streams filed under `other/`
+#: that unievent reads
+PROTOCOL_NAMES = {"bedrock": "bedrock_converse"}
+FILED_AS_OTHER = {"other/vercel-ai__gemini_interactions_api_tool_call.sse": "gemini_interactions"}
 
 SIGNED = Message(
     "assistant",
@@ -37,25 +50,10 @@ SIGNED = Message(
 )
 
 
-def decode(protocol: str, data: bytes) -> unievent.Outcome:
-    decoder = RuntimeStreamDecoder(protocol, stream_id="s", clock=lambda: 0)
+def decode(protocol: str, data: bytes, content_type: str | None = None) -> unievent.Outcome:
+    decoder = RuntimeStreamDecoder(protocol, stream_id="s", clock=lambda: 0, content_type=content_type)
     decoder.push(data)
     return decoder.finish()[1]
-
-
-def sdk_check(protocol: str, turn: Any) -> None:
-    """Validate `turn` against the provider SDK's request param types (skip without)."""
-    pydantic = pytest.importorskip("pydantic")
-    if protocol == "anthropic":
-        types = pytest.importorskip("anthropic.types")
-        pydantic.TypeAdapter(types.MessageParam).validate_python(turn, strict=False)
-    elif protocol == "openai_chat":
-        chat = pytest.importorskip("openai.types.chat")
-        pydantic.TypeAdapter(chat.ChatCompletionAssistantMessageParam).validate_python(turn)
-    elif protocol == "openai_responses":
-        responses = pytest.importorskip("openai.types.responses")
-        for item in turn:
-            pydantic.TypeAdapter(responses.ResponseInputItemParam).validate_python(item)
 
 
 # --- each protocol's turn ----------------------------------------------------------------
@@ -72,7 +70,7 @@ def test_anthropic_gets_thinking_with_its_signature_redacted_blocks_citations_an
             {"type": "tool_use", "id": "toolu_1", "name": "get_weather", "input": {"city": "Paris"}},
         ],
     }
-    sdk_check("anthropic", turn)
+    check_turn("anthropic", turn)
 
 
 def test_openai_chat_gets_content_tool_calls_and_the_reasoning_field_it_came_in() -> None:
@@ -103,7 +101,7 @@ def test_openai_chat_gets_content_tool_calls_and_the_reasoning_field_it_came_in(
             }
         ],
     }
-    sdk_check("openai_chat", turn)
+    check_turn("openai_chat", turn)
 
 
 def test_openrouter_signatures_go_back_in_reasoning_details() -> None:
@@ -140,15 +138,56 @@ def test_openai_responses_gets_reasoning_items_with_their_id_and_encrypted_conte
             "summary": [{"type": "summary_text", "text": "summary"}],
             "encrypted_content": "gAAAAB",
         },
+        {"type": "message", "role": "assistant", "content": "Checking.", "phase": "final_answer"},
+        {"type": "function_call", "call_id": "call_1", "name": "get_weather", "arguments": '{"city":"Paris"}'},
+    ]
+    check_turn("openai_responses", turn)
+
+
+def test_responses_text_with_its_message_id_goes_back_as_the_output_message_it_came_as() -> None:
+    """The SDK's types take `output_text` only in an output message, with its `id` and
+    `status`; parts of one message go back as one item, its id sent once."""
+    message = Message(
+        "assistant",
+        (
+            TextDone("First part. ", {"message_id": "msg_1", "phase": "commentary"}),
+            TextDone("Second part.", {"message_id": "msg_1"}),
+            TextDone("Another message.", {"message_id": "msg_2"}),
+        ),
+        Usage(),
+        "stop",
+        None,
+    )
+    turn = message.to_request("openai_responses", source="openai_responses")
+    assert turn == [
         {
             "type": "message",
             "role": "assistant",
-            "content": [{"type": "output_text", "text": "Checking.", "annotations": []}],
-            "phase": "final_answer",
+            "id": "msg_1",
+            "status": "completed",
+            "content": [
+                {"type": "output_text", "text": "First part. ", "annotations": []},
+                {"type": "output_text", "text": "Second part.", "annotations": []},
+            ],
+            "phase": "commentary",
         },
-        {"type": "function_call", "call_id": "call_1", "name": "get_weather", "arguments": '{"city":"Paris"}'},
+        {
+            "type": "message",
+            "role": "assistant",
+            "id": "msg_2",
+            "status": "completed",
+            "content": [{"type": "output_text", "text": "Another message.", "annotations": []}],
+        },
     ]
-    sdk_check("openai_responses", [item for item in turn if item["type"] != "message"])
+    check_turn("openai_responses", turn)
+
+
+def test_responses_text_without_a_message_id_is_an_easy_input_message() -> None:
+    """Text of another provider has no item id, and one made up would name an item the
+    API never made: it goes back as assistant text, which needs none."""
+    turn = SIGNED.replay("openai_responses", source="anthropic").json
+    assert turn[0] == {"type": "message", "role": "assistant", "content": "Checking."}
+    check_turn("openai_responses", turn)
 
 
 def test_gemini_gets_each_signature_on_exactly_the_part_it_came_on() -> None:
@@ -174,6 +213,7 @@ def test_gemini_gets_each_signature_on_exactly_the_part_it_came_on() -> None:
             {"text": "", "thoughtSignature": "trailing"},
         ],
     }
+    check_turn("gemini", message.to_request("gemini", source="gemini"))
 
 
 def test_mmsp_gets_the_unimessage_json() -> None:
@@ -211,8 +251,22 @@ def test_a_cut_stream_refuses_to_replay_unless_asked_for_its_text() -> None:
     }
 
 
+def test_the_message_type_knows_no_request_format() -> None:
+    """The events module imports nothing of unievent: replay binds Message.to_request and
+    Message.replay to its writers, so the dependency runs one way."""
+    tree = ast.parse(Path(unievent._events.__file__).read_text())
+    imported = [node.module or "" for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)]
+    imported += [alias.name for node in ast.walk(tree) if isinstance(node, ast.Import) for alias in node.names]
+    assert not [name for name in imported if name.startswith("unievent")]
+    for method in (Message.to_request, Message.replay):
+        assert str(inspect.signature(method)) == (
+            "(self, protocol: 'str', *, source: 'str | None' = None, text_only: 'bool' = False) -> 'Any'"
+        )
+
+
 def test_an_unknown_protocol_names_those_there_are() -> None:
-    with pytest.raises(unievent.ReplayError, match="there are: anthropic, gemini, mmsp, openai_chat, openai_responses"):
+    known = "bedrock_converse, cohere, gemini, gemini_interactions, mmsp, ollama, openai_chat, openai_responses"
+    with pytest.raises(unievent.ReplayError, match=f"there are: anthropic, {known}$"):
         SIGNED.to_request("carrier_pigeon")
 
 
@@ -250,51 +304,61 @@ def test_an_error_result_says_so() -> None:
     ] == {"error": "no such city"}
 
 
-def test_tool_results_match_the_sdks_request_types() -> None:
-    pydantic = pytest.importorskip("pydantic")
-    anthropic_types = pytest.importorskip("anthropic.types")
-    chat = pytest.importorskip("openai.types.chat")
-    responses = pytest.importorskip("openai.types.responses")
-    pydantic.TypeAdapter(anthropic_types.MessageParam).validate_python(unievent.tool_result(CALL, "ok", "anthropic"))
-    pydantic.TypeAdapter(chat.ChatCompletionToolMessageParam).validate_python(
-        unievent.tool_result(CALL, "ok", "openai_chat")
-    )
-    pydantic.TypeAdapter(responses.ResponseInputItemParam).validate_python(
-        unievent.tool_result(CALL, "ok", "openai_responses")
-    )
+@pytest.mark.parametrize("protocol", ["anthropic", "openai_chat", "openai_responses", "gemini"])
+def test_tool_results_match_the_sdks_request_types(protocol: str) -> None:
+    for output, is_error in (("ok", False), ({"temp": 21}, False), ("no such city", True)):
+        check_tool_result(protocol, unievent.tool_result(CALL, output, protocol, is_error=is_error))
 
 
 # --- recorded streams ------------------------------------------------------------------------
 
 
-def _entries() -> list[dict[str, Any]]:
-    manifest = CORPUS / "manifest.json"
-    if not manifest.exists():
-        return []
-    return [e for e in json.loads(manifest.read_text()) if e["protocol"] in REPLAYED]
+def protocol_of(entry: dict[str, Any]) -> str | None:
+    """unievent's name for a recorded stream's protocol, or None when unievent reads none."""
+    name = FILED_AS_OTHER.get(entry["file"]) or PROTOCOL_NAMES.get(entry["protocol"], entry["protocol"])
+    return name if name in unievent.PROTOCOLS else None
 
 
-ENTRIES = _entries()
+def recorded() -> list[tuple[Path, dict[str, Any]]]:
+    """Every recorded stream of both corpora that unievent reads (none when absent)."""
+    found = []
+    for corpus in CORPORA:
+        manifest = corpus / "manifest.json"
+        if manifest.is_file():
+            found += [(corpus, e) for e in json.loads(manifest.read_text()) if protocol_of(e) is not None]
+    return found
 
 
-@pytest.mark.skipif(not ENTRIES, reason="no recorded corpus at ../shared/corpus")
-@pytest.mark.parametrize("entry", ENTRIES, ids=lambda e: e["file"])
-def test_a_recorded_stream_replays_with_every_piece_of_fidelity_on_its_block(entry: dict[str, Any]) -> None:
-    protocol = entry["protocol"]
-    data = (CORPUS / entry["file"]).read_bytes()
-    outcome = decode(protocol, data)
+def on_the_wire(turn: Any) -> str:
+    """The turn as JSON; bytes (Converse's blobs, as boto3 takes them) as base64, as boto3
+    writes them."""
+    return json.dumps(turn, default=lambda blob: base64.b64encode(blob).decode())
+
+
+RECORDED = [(corpus, entry) for corpus, entry in recorded() if protocol_of(entry) in REPLAYS]
+
+
+@pytest.mark.skipif(not RECORDED, reason="no recorded corpus at ../shared")
+@pytest.mark.parametrize(("corpus", "entry"), RECORDED, ids=[f"{c.name}/{e['file']}" for c, e in RECORDED])
+def test_a_recorded_stream_replays_with_every_piece_of_fidelity_on_its_block(
+    corpus: Path, entry: dict[str, Any]
+) -> None:
+    protocol = protocol_of(entry)
+    assert protocol is not None
+    data = (corpus / entry["file"]).read_bytes()
+    outcome = decode(protocol, data, entry.get("recorded_content_type"))
     if outcome.end != "complete":
         pytest.skip(f"the recording ends {outcome.end}")
     turn = outcome.message.replay(protocol, source=protocol).json
-    sdk_check(protocol, turn if protocol != "openai_responses" else [i for i in turn if i["type"] != "message"])
-    text = json.dumps(turn)
+    check_turn(protocol, turn)
+    text = on_the_wire(turn)
     for item in outcome.message.items:
         for key in ("signature", "encrypted_content"):
             value = (getattr(item, "fidelity", None) or {}).get(key)
             if type(value) is str and value:
                 assert json.dumps(value) in text, f"{item.type} {key} missing"
     # the round trip through the encoder gives the same turn
-    events = list(unievent.iter_events([data], protocol, stream_id="s", clock=lambda: 0))
+    events = list(unievent.iter_events([data], cast(unievent.ProtocolName, protocol), stream_id="s", clock=lambda: 0))
     again = decode(protocol, unievent.encode(events, protocol))
     assert again.message.replay(protocol, source=protocol) == outcome.message.replay(protocol, source=protocol)
 

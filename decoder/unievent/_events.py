@@ -12,7 +12,7 @@
 # (compared by value; items holding dicts or lists are not hashable).
 from __future__ import annotations
 
-from typing import Any, ClassVar, Literal, TypeAlias
+from typing import Any, ClassVar, Literal, Protocol, TypeAlias
 
 import attrs
 
@@ -278,23 +278,44 @@ class Message:
 
     def to_request(self, protocol: str, *, source: str | None = None, text_only: bool = False) -> Any:
         """This message as `protocol`'s assistant turn, ready to append to the next
-        request (``openai_responses``: a list of input items), every piece of fidelity
-        where that provider wants it back (see README "Replay").
+        request (``openai_responses``: a list of input items; ``gemini_interactions``: a
+        list of steps), every piece of fidelity where that provider wants it back (see
+        README "Replay").
 
         `source`: the protocol the message was decoded from (`Outcome.protocol`);
         fidelity of another provider is left out.  What is left out is warned about
         (`unievent.ReplayWarning`); `replay()` returns it as a list instead.  A message
         of a stream that did not complete raises ReplayError (its tool calls were never
         offered) unless `text_only`."""
-        from unievent._replay import to_request  # noqa: PLC0415  (replay reads the events)
-
-        return to_request(self, protocol, source=source, text_only=text_only)
+        return REQUEST_WRITERS.to_request(self, protocol, source=source, text_only=text_only)
 
     def replay(self, protocol: str, *, source: str | None = None, text_only: bool = False) -> Any:
         """`to_request` as a `unievent.Replay`: the JSON and what was left out."""
-        from unievent._replay import replay  # noqa: PLC0415
+        return REQUEST_WRITERS.replay(self, protocol, source=source, text_only=text_only)
 
-        return replay(self, protocol, source=source, text_only=text_only)
+
+class RequestWriter(Protocol):
+    """A function that writes a message as a protocol's request turn."""
+
+    def __call__(self, message: Message, protocol: str, *, source: str | None, text_only: bool) -> Any: ...
+
+
+def _not_bound(message: Message, protocol: str, *, source: str | None, text_only: bool) -> Any:
+    raise RuntimeError("unievent._replay binds the request writers when the package is imported")
+
+
+@attrs.define
+class RequestWriters:
+    """Where `Message.to_request` and `Message.replay` find their bodies.
+
+    unievent._replay binds them when the package is imported, so the dependency runs one
+    way: the message type knows no request format, as h11's events know no writer."""
+
+    to_request: RequestWriter = _not_bound
+    replay: RequestWriter = _not_bound
+
+
+REQUEST_WRITERS = RequestWriters()
 
 
 # --- cheap constructors for decoder-built objects ---------------------------------------

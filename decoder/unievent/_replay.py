@@ -7,9 +7,13 @@
 # one (a Gemini signature to Anthropic) and is left out.  Whatever is left out, a
 # wire without a place for it or fidelity of another provider, is listed in
 # `Replay.left_out`, and `Message.to_request` warns with ReplayWarning: never silently.
+#
+# Message.to_request and Message.replay are bound here (REQUEST_WRITERS): the events
+# module imports nothing of this one.
 from __future__ import annotations
 
 import base64
+import binascii
 import json
 import warnings
 from collections.abc import Callable
@@ -20,6 +24,7 @@ import orjson
 
 from unievent._errors import UniEventError
 from unievent._events import (
+    REQUEST_WRITERS,
     Fidelity,
     InlineDataDone,
     InlineThinkingDone,
@@ -29,6 +34,7 @@ from unievent._events import (
     ToolCallDone,
     ToolResultDone,
 )
+from unievent._json import to_json
 from unievent._protocols.openai_responses import CLIENT_CALLS, client_call_item
 from unievent._shared import as_dict
 
@@ -50,8 +56,10 @@ class ReplayWarning(UserWarning):
 @attrs.frozen
 class Replay:
     """The assistant turn in one protocol's request format: `json` to append to the
-    conversation (a list of input items for ``openai_responses``), and `left_out`, what
-    the message held that this request has no place for."""
+    conversation (a list of input items for ``openai_responses``, of steps for
+    ``gemini_interactions``; for ``bedrock_converse`` the message as boto3 takes it,
+    blobs as bytes), and `left_out`, what the message held that this request has no
+    place for."""
 
     json: Any
     left_out: tuple[str, ...] = ()
@@ -190,21 +198,41 @@ def _openai_responses(items: tuple[Any, ...], turn: _Turn) -> Any:
             out.append(reasoning)
         elif type(item) is TextDone:
             kept = turn.keep(item.fidelity, "text")
-            if not item.text:
-                continue
-            message: dict[str, Any] = {
-                "type": "message",
-                "role": "assistant",
-                "content": [{"type": "output_text", "text": item.text, "annotations": []}],
-            }
-            if "phase" in kept:
-                message["phase"] = kept["phase"]
-            out.append(message)
+            if item.text and not _continues_message(out, item.text, kept):
+                out.append(_responses_message(item.text, kept))
         elif type(item) is ToolCallDone:
             out.append(_responses_call(item, turn.keep(item.fidelity, "tool_call")))
         else:
             turn.leave(f"{item.type} (no place in Responses input items)")
     return out
+
+
+def _responses_message(text: str, kept: dict[str, Any]) -> dict[str, Any]:
+    """Assistant text as an input item the SDK's types take.  With the message's item id
+    (fidelity `message_id`) it is the output message it came as, which the types accept
+    only with its `id` and `status`; without one, an easy input message: assistant text
+    needs no id there, and an id made up here would name an item the API never made."""
+    item_id = kept.get("message_id")
+    message: dict[str, Any]
+    if type(item_id) is str and item_id:
+        message = {"type": "message", "role": "assistant", "id": item_id, "status": "completed"}
+        message["content"] = [{"type": "output_text", "text": text, "annotations": []}]
+    else:
+        message = {"type": "message", "role": "assistant", "content": text}
+    if "phase" in kept:
+        message["phase"] = kept["phase"]
+    return message
+
+
+def _continues_message(out: list[dict[str, Any]], text: str, kept: dict[str, Any]) -> bool:
+    """Text of the message the last item is (the same item id) joins it as another
+    output_text part: an item id is sent once."""
+    item_id = kept.get("message_id")
+    last = out[-1] if out else {}
+    if type(item_id) is not str or not item_id or last.get("type") != "message" or last.get("id") != item_id:
+        return False
+    last["content"].append({"type": "output_text", "text": text, "annotations": []})
+    return True
 
 
 def _responses_call(call: ToolCallDone, kept: dict[str, Any]) -> dict[str, Any]:
@@ -328,9 +356,244 @@ def _gemini(items: tuple[Any, ...], turn: _Turn) -> Any:
     return {"role": "model", "parts": parts}
 
 
-def _mmsp(message: Message) -> Any:
-    from unievent._json import to_json  # noqa: PLC0415  (the JSON layer imports the events)
+def _is_redacted(item: Any) -> bool:
+    return type(item) is ThinkingDone and item.thinking == _REDACTED_THINKING
 
+
+def _bedrock_converse(items: tuple[Any, ...], turn: _Turn) -> Any:
+    """The assistant message as boto3's `converse(messages=...)` takes it: blobs (redacted
+    reasoning, image bytes) as bytes, which boto3 writes as base64 on the wire."""
+    content: list[dict[str, Any]] = []
+    for item in items:
+        if type(item) is ThinkingDone:
+            block = _converse_reasoning(item, turn.keep(item.fidelity, "thinking"), turn)
+        elif type(item) is TextDone:
+            block = _converse_text(item, turn.keep(item.fidelity, "text"))
+        elif type(item) is ToolCallDone:
+            turn.keep(item.fidelity, "tool_call")
+            block = {"toolUse": {"toolUseId": item.tool_call_id, "name": item.name, "input": item.arguments}}
+        elif type(item) is InlineDataDone:
+            turn.keep(item.fidelity, "inline_data")
+            block = _converse_image(item, turn)
+        else:
+            turn.leave(f"{item.type} (no place in a Converse assistant message)")
+            continue
+        if block is not None:
+            content.append(block)
+    return {"role": "assistant", "content": content}
+
+
+def _converse_reasoning(item: ThinkingDone, kept: dict[str, Any], turn: _Turn) -> dict[str, Any] | None:
+    signature = kept.get("signature")
+    if _is_redacted(item):
+        data = _base64_bytes(signature)
+        if data is None:
+            turn.leave("redacted thinking without its data (Converse needs it)")
+            return None
+        return {"reasoningContent": {"redactedContent": data}}
+    reasoning: dict[str, Any] = {"text": item.thinking}
+    if type(signature) is str and signature:
+        reasoning["signature"] = signature
+    return {"reasoningContent": {"reasoningText": reasoning}}
+
+
+def _base64_bytes(text: Any) -> bytes | None:
+    if type(text) is not str or not text:
+        return None
+    try:
+        return base64.b64decode(text, validate=True)
+    except (binascii.Error, ValueError):
+        return None
+
+
+def _converse_text(item: TextDone, kept: dict[str, Any]) -> dict[str, Any] | None:
+    """Text, or with its citations the citations block it came as; empty text is no
+    block (Converse refuses a blank one)."""
+    citations = kept.get("citations")
+    if citations and type(citations) is list:
+        return {"citationsContent": {"content": [{"text": item.text}], "citations": citations}}
+    return {"text": item.text} if item.text else None
+
+
+_CONVERSE_IMAGE_FORMATS = frozenset({"png", "jpeg", "gif", "webp"})
+
+
+def _converse_image(item: InlineDataDone, turn: _Turn) -> dict[str, Any] | None:
+    kind, _, fmt = item.mime_type.partition("/")
+    if kind != "image" or fmt not in _CONVERSE_IMAGE_FORMATS:
+        turn.leave(f"inline_data {item.mime_type} (Converse takes png, jpeg, gif and webp images)")
+        return None
+    return {"image": {"format": fmt, "source": {"bytes": item.data}}}
+
+
+def _cohere(items: tuple[Any, ...], turn: _Turn) -> Any:
+    """Cohere v2's assistant message.  Beside tool calls Cohere takes no text content:
+    the turn's thinking and text are then its `tool_plan`, as Cohere streams its plan
+    (the decoder reads a tool plan as thinking); without calls, thinking and text are
+    content blocks in stream order."""
+    calls = [item for item in items if type(item) is ToolCallDone]
+    words: list[dict[str, Any]] = []
+    citations: list[Any] = []
+    for item in items:
+        if type(item) is ThinkingDone:
+            turn.keep(item.fidelity, "thinking")
+            if _is_redacted(item):
+                turn.leave("redacted thinking (no place in a Cohere assistant message)")
+            elif item.thinking:
+                words.append({"type": "thinking", "thinking": item.thinking})
+        elif type(item) is TextDone:
+            found = turn.keep(item.fidelity, "text").get("citations")
+            citations.extend(found if type(found) is list else ())
+            if item.text:
+                words.append({"type": "text", "text": item.text})
+        elif type(item) is ToolCallDone:
+            turn.keep(item.fidelity, "tool_call")
+        else:
+            turn.leave(f"{item.type} (no place in a Cohere assistant message)")
+    message: dict[str, Any] = {"role": "assistant"}
+    if calls:
+        if words:
+            message["tool_plan"] = _plan(words)
+        message["tool_calls"] = [_cohere_call(call) for call in calls]
+    else:
+        message["content"] = words
+    if citations:
+        message["citations"] = citations
+    return message
+
+
+def _plan(blocks: list[dict[str, Any]]) -> str:
+    """Thinking and text as one plan: each run of one kind as it streamed, a blank line
+    where the kind changes (the thinking, then what was said)."""
+    runs: list[tuple[str, str]] = []
+    for block in blocks:
+        kind = block["type"]
+        if runs and runs[-1][0] == kind:
+            runs[-1] = (kind, runs[-1][1] + block[kind])
+        else:
+            runs.append((kind, block[kind]))
+    return "\n\n".join(text for _, text in runs)
+
+
+def _cohere_call(call: ToolCallDone) -> dict[str, Any]:
+    return {
+        "id": call.tool_call_id,
+        "type": "function",
+        "function": {"name": call.name, "arguments": _arguments_text(call)},
+    }
+
+
+def _ollama(items: tuple[Any, ...], turn: _Turn) -> Any:
+    """The chat message as the ollama client's `Message` takes it: one `content`, one
+    `thinking`, `tool_calls` by name and arguments (the client's message has no call id:
+    results are linked by `tool_name`), `images` as base64."""
+    texts: list[str] = []
+    thinking: list[str] = []
+    calls: list[dict[str, Any]] = []
+    images: list[str] = []
+    for item in items:
+        turn.keep(getattr(item, "fidelity", None), item.kind)
+        if _is_redacted(item):
+            turn.leave("redacted thinking (no place in an Ollama message)")
+        elif type(item) is ThinkingDone:
+            thinking.append(item.thinking)
+        elif type(item) is TextDone:
+            texts.append(item.text)
+        elif type(item) is ToolCallDone:
+            calls.append({"function": {"name": item.name, "arguments": item.arguments}})
+        elif type(item) is InlineDataDone and item.mime_type.startswith("image/"):
+            images.append(base64.b64encode(item.data).decode())
+        else:
+            turn.leave(f"{_described(item)} (no place in an Ollama message)")
+    message: dict[str, Any] = {"role": "assistant", "content": "".join(texts)}
+    if any(thinking):
+        message["thinking"] = "".join(thinking)
+    if images:
+        message["images"] = images
+    if calls:
+        message["tool_calls"] = calls
+    return message
+
+
+def _described(item: Any) -> str:
+    mime = getattr(item, "mime_type", None)
+    return f"{item.type} {mime}" if mime else str(item.type)
+
+
+def _gemini_interactions(items: tuple[Any, ...], turn: _Turn) -> Any:
+    """The turn as Interactions input steps, one per item, in stream order: `thought`
+    (its summary, its signature), `model_output` (text with its annotations, images,
+    audio) and `function_call`; a list, as `input` takes the history when the request
+    keeps no state (`store=False`)."""
+    steps: list[dict[str, Any]] = []
+    for item in items:
+        kept = turn.keep(getattr(item, "fidelity", None), item.kind)
+        if _is_redacted(item):
+            turn.leave("redacted thinking (no place in an Interactions thought)")
+            continue
+        if type(item) is ToolCallDone:
+            if "signature" in kept:
+                turn.leave("tool_call signature (an Interactions function_call step has none)")
+            steps.append(_interactions_call(item))
+            continue
+        step: dict[str, Any] | None
+        if type(item) in (ThinkingDone, InlineThinkingDone):
+            step = _interactions_thought(item, kept)
+        elif type(item) in (TextDone, InlineDataDone):
+            step = _interactions_output(item, kept, turn)
+        else:
+            turn.leave(f"{item.type} (no place in Interactions steps)")
+            continue
+        if step is not None:
+            steps.append(step)
+    return steps
+
+
+def _interactions_call(call: ToolCallDone) -> dict[str, Any]:
+    return {"type": "function_call", "id": call.tool_call_id, "name": call.name, "arguments": call.arguments}
+
+
+def _interactions_thought(item: ThinkingDone | InlineThinkingDone, kept: dict[str, Any]) -> dict[str, Any]:
+    step: dict[str, Any] = {"type": "thought"}
+    if type(kept.get("signature")) is str:
+        step["signature"] = kept["signature"]
+    if isinstance(item, InlineThinkingDone):
+        step["summary"] = [_interactions_media(item.data, item.mime_type)]
+    elif item.thinking:
+        step["summary"] = [{"type": "text", "text": item.thinking}]
+    return step
+
+
+def _interactions_output(item: TextDone | InlineDataDone, kept: dict[str, Any], turn: _Turn) -> dict[str, Any] | None:
+    if isinstance(item, TextDone):
+        if not item.text and not kept.get("annotations"):
+            return None
+        content: dict[str, Any] = {"type": "text", "text": item.text}
+        if kept.get("annotations"):
+            content["annotations"] = kept["annotations"]
+    elif item.mime_type.startswith(("image/", "audio/")):
+        content = _interactions_media(item.data, item.mime_type)
+    else:
+        turn.leave(f"inline_data {item.mime_type} (Interactions output takes images and audio)")
+        return None
+    return {"type": "model_output", "content": [content]}
+
+
+def _interactions_media(data: bytes, mime: str) -> dict[str, Any]:
+    """An image or audio content; audio's `; rate=...; channels=...` (as the decoder
+    writes them into the mime type) back in their own fields."""
+    kind, *params = (part.strip() for part in mime.split(";"))
+    content: dict[str, Any] = {"type": kind.partition("/")[0], "data": base64.b64encode(data).decode()}
+    content["mime_type"] = kind
+    for param in params:
+        name, _, value = param.partition("=")
+        field = {"rate": "sample_rate", "channels": "channels"}.get(name)
+        if field and value.isdigit():
+            content[field] = int(value)
+    return content
+
+
+def _mmsp(message: Message) -> Any:
     return to_json(message)
 
 
@@ -347,11 +610,15 @@ REPLAYS: dict[str, tuple[Any, frozenset[str]]] = {
     "openai_responses": (
         _openai_responses,
         frozenset(
-            {"encrypted_content", "reasoning_id", "channel", "phase"}
+            {"encrypted_content", "reasoning_id", "channel", "phase", "message_id"}
             | {"item_type", "call_item_id", "namespace", "caller", "environment"}
         ),
     ),
     "gemini": (_gemini, frozenset({"signature"})),
+    "gemini_interactions": (_gemini_interactions, frozenset({"signature", "annotations"})),
+    "bedrock_converse": (_bedrock_converse, frozenset({"signature", "citations"})),
+    "cohere": (_cohere, frozenset({"citations"})),
+    "ollama": (_ollama, frozenset()),
 }
 
 
@@ -385,25 +652,76 @@ def to_request(message: Message, protocol: str, *, source: str | None = None, te
 
 
 def tool_result(call: ToolCallDone, output: str | dict[str, Any], protocol: str, *, is_error: bool = False) -> Any:
-    """The message (the input item for ``openai_responses``) that answers `call` with
-    `output` in `protocol`'s request format, linked to the call by its id (Gemini: by
-    its name and id)."""
+    """The message (the input item for ``openai_responses``, the step for
+    ``gemini_interactions``) that answers `call` with `output` in `protocol`'s request
+    format, linked to the call by its id (Gemini: by its name and id; Ollama, whose
+    messages carry no call id: by the tool's name).  Where the format has no error flag
+    (Chat Completions, Cohere, Ollama) the output itself says what went wrong."""
     text = output if isinstance(output, str) else orjson.dumps(output).decode()
-    if protocol == "anthropic":
-        block: dict[str, Any] = {"type": "tool_result", "tool_use_id": call.tool_call_id, "content": text}
-        if is_error:
-            block["is_error"] = True
-        return {"role": "user", "content": [block]}
-    if protocol == "openai_chat":
-        return {"role": "tool", "tool_call_id": call.tool_call_id, "content": text}
-    if protocol == "openai_responses":
-        return _responses_answer(call, output, text, is_error)
-    if protocol == "gemini":
-        response = {"error": output} if is_error else (output if isinstance(output, dict) else {"result": output})
-        answer = {"name": call.name, "id": call.tool_call_id, "response": response}
-        return {"role": "user", "parts": [{"functionResponse": answer}]}
-    if protocol == "mmsp":
-        from unievent._json import to_json  # noqa: PLC0415
+    answer = _TOOL_RESULTS.get(protocol)
+    if answer is None:
+        raise ReplayError(f"no tool result format for {protocol!r}")
+    return answer(call, output, text, is_error)
 
-        return to_json(Message("user", (ToolResultDone(text, call.tool_call_id),), None, None, None))
-    raise ReplayError(f"no tool result format for {protocol!r}")
+
+def _anthropic_result(call: ToolCallDone, output: str | dict[str, Any], text: str, is_error: bool) -> Any:
+    block: dict[str, Any] = {"type": "tool_result", "tool_use_id": call.tool_call_id, "content": text}
+    if is_error:
+        block["is_error"] = True
+    return {"role": "user", "content": [block]}
+
+
+def _chat_result(call: ToolCallDone, output: str | dict[str, Any], text: str, is_error: bool) -> Any:
+    # Cohere v2's tool message has the same three fields
+    return {"role": "tool", "tool_call_id": call.tool_call_id, "content": text}
+
+
+def _gemini_result(call: ToolCallDone, output: str | dict[str, Any], text: str, is_error: bool) -> Any:
+    response = {"error": output} if is_error else (output if isinstance(output, dict) else {"result": output})
+    answer = {"name": call.name, "id": call.tool_call_id, "response": response}
+    return {"role": "user", "parts": [{"functionResponse": answer}]}
+
+
+def _interactions_result(call: ToolCallDone, output: str | dict[str, Any], text: str, is_error: bool) -> Any:
+    step: dict[str, Any] = {"type": "function_result", "call_id": call.tool_call_id, "name": call.name}
+    step["result"] = output
+    if is_error:
+        step["is_error"] = True
+    return step
+
+
+def _converse_result(call: ToolCallDone, output: str | dict[str, Any], text: str, is_error: bool) -> Any:
+    """A dict output as the result's `json` block, text as its `text` block."""
+    content = {"json": output} if isinstance(output, dict) else {"text": output}
+    result: dict[str, Any] = {"toolUseId": call.tool_call_id, "content": [content]}
+    if is_error:
+        result["status"] = "error"
+    return {"role": "user", "content": [{"toolResult": result}]}
+
+
+def _ollama_result(call: ToolCallDone, output: str | dict[str, Any], text: str, is_error: bool) -> Any:
+    return {"role": "tool", "content": text, "tool_name": call.name}
+
+
+def _mmsp_result(call: ToolCallDone, output: str | dict[str, Any], text: str, is_error: bool) -> Any:
+    return to_json(Message("user", (ToolResultDone(text, call.tool_call_id),), None, None, None))
+
+
+def _responses_result(call: ToolCallDone, output: str | dict[str, Any], text: str, is_error: bool) -> Any:
+    return _responses_answer(call, output, text, is_error)
+
+
+_TOOL_RESULTS: dict[str, Callable[[ToolCallDone, str | dict[str, Any], str, bool], Any]] = {
+    "anthropic": _anthropic_result,
+    "openai_chat": _chat_result,
+    "openai_responses": _responses_result,
+    "gemini": _gemini_result,
+    "gemini_interactions": _interactions_result,
+    "bedrock_converse": _converse_result,
+    "cohere": _chat_result,
+    "ollama": _ollama_result,
+    "mmsp": _mmsp_result,
+}
+
+REQUEST_WRITERS.to_request = to_request
+REQUEST_WRITERS.replay = replay
