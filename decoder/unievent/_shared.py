@@ -15,13 +15,17 @@ import orjson
 from unievent._outcome import ProviderError
 
 __all__ = [
+    "CUSTOM_INPUT_CLOSE",
+    "CUSTOM_INPUT_OPEN",
     "MAX_DEPTH",
     "as_dict",
     "as_int",
     "as_list",
     "as_str",
+    "carries_content",
     "code_of",
     "error_of",
+    "json_string_body",
     "json_text",
     "parse_json",
     "shown",
@@ -103,6 +107,32 @@ def parse_json(text: str | bytes) -> Any:
 def json_text(value: Any) -> str:
     """Compact JSON text of a value the decoder received (see the module header)."""
     return orjson.dumps(value).decode()
+
+
+def json_string_body(text: str) -> str:
+    """`text` as it reads inside a JSON string, without the quotes: escaping goes
+    character by character, so the escaped pieces of a text join to the escaped text
+    (a string streamed into JSON text a fragment at a time)."""
+    return orjson.dumps(text).decode()[1:-1]
+
+
+#: the JSON text a custom tool's arguments, `{"input": text}`, open and close with around
+#: its input, escaped as it streams (Chat's `custom` calls, Responses' `custom_tool_call`)
+CUSTOM_INPUT_OPEN: Final = '{"input":"'
+CUSTOM_INPUT_CLOSE: Final = '"}'
+
+
+def carries_content(delta: Any, content_of: dict[str, str], nothing: tuple[Any, ...] = (None, "")) -> bool:
+    """Whether a typed delta adds to its block's content: its type is one of
+    `content_of` (delta type -> the field its content is in) and that field holds
+    something other than `nothing` (the values its reader adds nothing for).  For a
+    block that already stopped that is a contradiction; any other delta (a type nobody
+    knows yet, an empty one) changes nothing done: a late event."""
+    if type(delta) is not dict:
+        return False
+    kind = delta.get("type")
+    field = content_of.get(kind) if type(kind) is str else None
+    return field is not None and delta.get(field) not in nothing
 
 
 def _message_of(value: Any, whole: dict[str, Any]) -> str:

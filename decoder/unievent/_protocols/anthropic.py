@@ -49,7 +49,7 @@ from unievent._generated import anthropic as M
 from unievent._ondemand import Runs
 from unievent._outcome import ProviderError
 from unievent._session import MachineHandler, Session
-from unievent._shared import error_of, json_text, parse_json, shown
+from unievent._shared import carries_content, error_of, json_text, parse_json, shown
 from unievent._usage_wire import UsageWire
 
 __all__ = ["REDACTED_THINKING", "Anthropic", "normalize_anthropic_finish"]
@@ -129,7 +129,7 @@ _IMPLIED_BY_DELTA: Final = {
 }
 
 
-# the content each delta type carries: a block's done content is made of these
+# the content each delta type carries (see carries_content): a block's done content is made of these
 _CONTENT_OF_DELTA: Final = {
     "text_delta": "text",
     "thinking_delta": "thinking",
@@ -137,17 +137,6 @@ _CONTENT_OF_DELTA: Final = {
     "input_json_delta": "partial_json",
     "citations_delta": "citation",
 }
-
-
-def _carries_content(delta: Any) -> bool:
-    """Whether a delta would add to a block's content (text, thinking, signature, input,
-    a citation): for a block that already stopped, that is a contradiction; any other
-    delta (a type nobody knows yet, an empty one) changes nothing done."""
-    if type(delta) is not dict:
-        return False
-    kind = delta.get("type")
-    field = _CONTENT_OF_DELTA.get(kind) if type(kind) is str else None
-    return field is not None and delta.get(field) not in (None, "")
 
 
 def normalize_anthropic_finish(native: str | None) -> FinishReason:
@@ -301,7 +290,7 @@ class Anthropic(MachineHandler):
             return _DELTA if self.index != -1 else M.SY_NEW_DELTA
         if index > self.last_index:
             return M.SY_NEW_DELTA
-        return M.SY_STALE_DELTA if _carries_content(obj.get("delta")) else M.SY_LATE_EVENT
+        return M.SY_STALE_DELTA if carries_content(obj.get("delta"), _CONTENT_OF_DELTA) else M.SY_LATE_EVENT
 
     def done_sentinel(self) -> bool:
         state = self.state

@@ -71,7 +71,7 @@ from unievent._generated import gemini as M
 from unievent._ondemand import Runs, ValueTemplate
 from unievent._outcome import ProviderError
 from unievent._session import MachineHandler, Session
-from unievent._shared import MAX_DEPTH, code_of, json_text, shown, str_or_none, usage_counts
+from unievent._shared import MAX_DEPTH, code_of, json_string_body, json_text, shown, str_or_none, usage_counts
 from unievent._usage_wire import UsageWire
 
 __all__ = ["Gemini", "enum_name", "normalize_gemini_finish"]
@@ -215,7 +215,7 @@ class _ArgsText:
     def add(self, path: list[str | int], value: Any, is_string: bool) -> str | None:
         cursor = self.cursor
         if self.open_string and is_string and path == cursor:
-            return json_text(value)[1:-1]  # the open string goes on
+            return json_string_body(value)  # the open string goes on
         shared = 0
         while shared < len(cursor) and shared < len(path) and cursor[shared] == path[shared]:
             shared += 1

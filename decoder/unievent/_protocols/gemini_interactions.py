@@ -34,7 +34,7 @@ from unievent._events import FinishReason
 from unievent._generated import gemini_interactions as M
 from unievent._outcome import ProviderError
 from unievent._session import MachineHandler, Session
-from unievent._shared import as_dict, as_list, as_str, json_text, shown
+from unievent._shared import as_dict, as_list, as_str, carries_content, json_text, shown
 from unievent._usage_wire import UsageWire
 
 __all__ = ["GeminiInteractions", "normalize_interactions_finish"]
@@ -105,7 +105,7 @@ def _decoded(data: Any) -> bytes | None:
         return None
 
 
-# the content each delta type carries: a step's done content is made of these
+# the content each delta type carries (see carries_content): a step's done content is made of these
 _CONTENT_OF_DELTA: Final = {
     "text": "text",
     "thought_summary": "content",
@@ -116,18 +116,8 @@ _CONTENT_OF_DELTA: Final = {
     "text_annotation_delta": "annotations",
     "text_annotation": "annotations",
 }
-
-
-def _carries_content(delta: Any) -> bool:
-    """Whether a step.delta would add to a step's content (text, a thought, a
-    signature, arguments, media, annotations): for a step that already stopped, that
-    is a contradiction; any other delta (a type nobody knows yet, an empty one) changes
-    nothing done."""
-    if type(delta) is not dict:
-        return False
-    dtype = delta.get("type")
-    field = _CONTENT_OF_DELTA.get(dtype) if type(dtype) is str else None
-    return field is not None and delta.get(field) not in (None, "", [], {})
+# what a delta's content field may hold and add nothing (annotations extend by a list)
+_NOTHING: Final[tuple[Any, ...]] = (None, "", [], {})
 
 
 class GeminiInteractions(MachineHandler):
@@ -167,7 +157,7 @@ class GeminiInteractions(MachineHandler):
             return False
         if symbol == M.SY_STEP_DELTA:
             symbol = self._delta_symbol(obj.get("index"))
-            if symbol == M.SY_STALE_DELTA and not _carries_content(obj.get("delta")):
+            if symbol == M.SY_STALE_DELTA and not carries_content(obj.get("delta"), _CONTENT_OF_DELTA, _NOTHING):
                 symbol = M.SY_LATE_EVENT
         elif symbol == M.SY_STEP_STOP:
             index = obj.get("index")

@@ -37,7 +37,7 @@ from unievent._jsonscan import Nesting
 from unievent._ondemand import Runs, Template
 from unievent._outcome import ProviderError
 from unievent._session import MachineHandler, Session
-from unievent._shared import error_of, json_text
+from unievent._shared import CUSTOM_INPUT_CLOSE, CUSTOM_INPUT_OPEN, error_of, json_string_body, json_text
 from unievent._usage_wire import UsageWire
 
 __all__ = ["OpenAIChat", "normalize_openai_finish"]
@@ -65,8 +65,6 @@ _RF_CONTENT: Final = {"reasoning_field": "reasoning_content"}
 _RF_REASONING: Final = {"reasoning_field": "reasoning"}
 _REFUSAL: Final = {"refusal": True}
 _CUSTOM: Final = "custom"  # a custom tool's call: its tool-call `type` and fidelity `item_type`
-_CUSTOM_HEAD: Final = '{"input":"'  # the JSON text a custom call's arguments open with ...
-_CUSTOM_TAIL: Final = '"}'  # ... and close with, around its escaped input
 # delta fields that open an item (any other field, known or not, leaves a custom call's
 # input open)
 _ITEM_FIELDS: Final = (
@@ -111,12 +109,6 @@ def normalize_openai_finish(native: str | None, made_tool_calls: bool) -> Finish
 
 def _int(value: Any) -> int | None:
     return value if type(value) is int else None
-
-
-def _escaped(text: str) -> str:
-    """`text` as it reads inside a JSON string: escaping goes character by character,
-    so the escaped pieces of a text join to the escaped text."""
-    return json_text(text)[1:-1]
 
 
 def _opens_item(delta: dict[str, Any]) -> bool:
@@ -165,8 +157,8 @@ class _Call:
     def become_custom(self) -> None:
         """The arguments are the JSON text around the input, escaped as it arrives."""
         self.custom = True
-        self.args.insert(0, _CUSTOM_HEAD)
-        self.tail = _CUSTOM_TAIL
+        self.args.insert(0, CUSTOM_INPUT_OPEN)
+        self.tail = CUSTOM_INPUT_CLOSE
         self.fidelity = {**(self.fidelity or {}), "item_type": _CUSTOM}
 
     def add(self, fragment: str) -> None:
@@ -699,7 +691,7 @@ class OpenAIChat(MachineHandler):
                 name = given if given and type(given) is str else ""
                 text = custom.get("input")
                 if call.custom and text and type(text) is str:
-                    arguments = _escaped(text)
+                    arguments = json_string_body(text)
             extra = fragment.get("extra_content")
             if type(extra) is dict and extra and (call.fidelity is None or "extra_content" not in call.fidelity):
                 # the OpenAI-compatible Gemini endpoint: a call's thought signature, kept

@@ -67,7 +67,19 @@ from unievent._generated import openai_responses as M
 from unievent._ondemand import Runs, Template
 from unievent._outcome import ProviderError
 from unievent._session import MachineHandler, Session
-from unievent._shared import as_dict, as_int, as_list, as_str, code_of, error_of, json_text, shown
+from unievent._shared import (
+    CUSTOM_INPUT_CLOSE,
+    CUSTOM_INPUT_OPEN,
+    as_dict,
+    as_int,
+    as_list,
+    as_str,
+    code_of,
+    error_of,
+    json_string_body,
+    json_text,
+    shown,
+)
 from unievent._usage_wire import UsageWire
 
 __all__ = ["OpenAIResponses"]
@@ -385,19 +397,13 @@ def _streamed_prefix(kind: str, added: dict[str, Any]) -> tuple[str, str] | None
     closes them after it; None when the item does not say enough to write them (its
     arguments then come whole from its done)."""
     if kind == "custom_tool_call":
-        return '{"input":"', '"}'
+        return CUSTOM_INPUT_OPEN, CUSTOM_INPUT_CLOSE
     operation = added.get("operation")
     if kind == "apply_patch_call" and type(operation) is dict:
         rest = json_text({key: value for key, value in operation.items() if key != "diff"})
         head = rest[:-1] + ("," if rest != "{}" else "")
         return '{"operation":' + head + '"diff":"', '"}}'
     return None
-
-
-def _escaped(text: str) -> str:
-    """`text` as it reads inside a JSON string: escaping goes character by character,
-    so the escaped pieces of a text join to the escaped text."""
-    return json_text(text)[1:-1]
 
 
 class OpenAIResponses(MachineHandler):
@@ -932,14 +938,14 @@ class OpenAIResponses(MachineHandler):
         item says how that text opens, else kept for its done."""
         call.args_seen = True
         if call.suffix:
-            self.asm.tool_arguments(_escaped(text))
+            self.asm.tool_arguments(json_string_body(text))
             return
         around = _streamed_prefix(call.kind, call.added) if call.announced else None
         if around is None:
             call.pending.append(text)
             return
         head, call.suffix = around
-        self.asm.tool_arguments(head + _escaped(text))
+        self.asm.tool_arguments(head + json_string_body(text))
 
     def _a_input_done(self, obj: dict[str, Any]) -> None:
         call = self.item
