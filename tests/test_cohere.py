@@ -263,7 +263,7 @@ def test_a_text_block_cut_short_keeps_its_citations() -> None:
         ("STOP_SEQUENCE", False, "stop"),
         ("MAX_TOKENS", False, "length"),
         ("TOOL_CALL", True, "tool_call"),
-        ("COMPLETE", True, "tool_call"),
+        ("COMPLETE", True, "stop"),  # the recorded reason is kept whatever the content
         ("TIMEOUT", False, "unknown"),
         ("SOMETHING_NEW", False, "unknown"),
         (None, False, "unknown"),
@@ -273,7 +273,7 @@ def test_finish_reason_mapping_keeps_the_native_value(native: str | None, calls:
     middle = [call_start(0, "f"), call_end(0)] if calls else text_block(0, "x")
     _, outcome = run(simple(*middle, reason=native))
     assert (outcome.end, outcome.finish_reason, outcome.native_finish_reason) == ("complete", mapped, native)
-    assert normalize_cohere_finish(native, calls) == mapped
+    assert normalize_cohere_finish(native) == mapped
 
 
 def test_finish_reason_error_fails_with_the_error_string_keeping_the_text() -> None:

@@ -124,7 +124,8 @@ def streams(draw: st.DrawFn) -> list[Any]:
             events.append(DeltaEvent(ToolCallDone(name, arguments, call_id), 0))
     counts = st.none() | st.integers(0, 10_000)
     usage = Usage(draw(counts), draw(st.integers(0, 10_000)), draw(counts), draw(st.integers(0, 10_000)))
-    finish: FinishReason = "tool_call" if calls else draw(st.sampled_from(["stop", "length"]))
+    # a turn with calls may still finish `stop` (Anthropic's programmatic tool calling)
+    finish: FinishReason = draw(st.sampled_from(["tool_call", "stop"])) if calls else draw(st.sampled_from(["stop", "length"]))
     events.append(StopEvent(usage, finish, 0))
     unievent.validate(events)
     return events
@@ -151,9 +152,48 @@ def test_a_generated_stream_decodes_back_to_its_content(protocol: str, events: l
     source = decode("mmsp", unievent.encode(events, "mmsp"))[1]
     assert outcome.end == "complete"
     assert content(outcome) == content(source)
-    assert outcome.finish_reason == events[-1].finish_reason
+    assert outcome.finish_reason == carried_finish(protocol, events)
     assert outcome.usage == carried_usage(protocol, events[-1].usage)
     assert outcome.anomalies == ()
+
+
+def carried_finish(protocol: str, events: list[Any]) -> FinishReason:
+    """The finish as `protocol`'s wire says it: the one given, except on a wire with no
+    word for a turn that calls tools, whose reader says tool_call exactly when there
+    were calls (and the encoder lists the finish in `dropped`)."""
+    finish: FinishReason = events[-1].finish_reason
+    if WRITERS[protocol].finish_from_calls and finish in ("stop", "tool_call"):
+        return "tool_call" if any(isinstance(e.item, ToolCallDone) for e in events[:-1]) else "stop"
+    return finish
+
+
+ANTHROPIC_PROGRAMMATIC_TOOL_CALLING = [  # several message_starts of one container, end_turn beside a tool_use
+    ("message_start", {"type": "message_start", "message": {"id": "msg_1", "type": "message", "role": "assistant", "model": "claude", "content": [], "stop_reason": None, "usage": {"input_tokens": 5, "output_tokens": 1}, "container": {"id": "container_1"}}}),
+    ("content_block_start", {"type": "content_block_start", "index": 0, "content_block": {"type": "tool_use", "id": "toolu_1", "name": "get_weather", "input": {}}}),
+    ("content_block_delta", {"type": "content_block_delta", "index": 0, "delta": {"type": "input_json_delta", "partial_json": '{"city":"Paris"}'}}),
+    ("content_block_stop", {"type": "content_block_stop", "index": 0}),
+    ("message_start", {"type": "message_start", "message": {"id": "msg_1", "type": "message", "role": "assistant", "model": "claude", "content": [], "stop_reason": None, "usage": {"input_tokens": 5, "output_tokens": 1}, "container": {"id": "container_1"}}}),
+    ("content_block_start", {"type": "content_block_start", "index": 1, "content_block": {"type": "text", "text": ""}}),
+    ("content_block_delta", {"type": "content_block_delta", "index": 1, "delta": {"type": "text_delta", "text": "Sunny."}}),
+    ("content_block_stop", {"type": "content_block_stop", "index": 1}),
+    ("message_delta", {"type": "message_delta", "delta": {"stop_reason": "end_turn"}, "usage": {"output_tokens": 9}}),
+    ("message_stop", {"type": "message_stop"}),
+]
+
+
+@pytest.mark.parametrize("protocol", ANSWERS)
+def test_a_writer_writes_the_finish_it_was_given_never_one_read_from_the_content(protocol: str) -> None:
+    body = b"".join(f"event: {name}\ndata: {json.dumps(data)}\n\n".encode() for name, data in ANTHROPIC_PROGRAMMATIC_TOOL_CALLING)
+    events, source = decode("anthropic", body)
+    assert (source.finish_reason, [type(item) for item in source.message.items]) == ("stop", [ToolCallDone, TextDone])
+    encoder = unievent.StreamEncoder(protocol, fidelity_from="anthropic")
+    written = b"".join(encoder.push(event) for event in events) + encoder.finish()
+    _, outcome = decode(protocol, written)
+    lost = [what for what in encoder.dropped if what.startswith("finish_reason")]
+    if WRITERS[protocol].finish_from_calls:  # Responses, Gemini, Ollama: no word for it
+        assert (outcome.finish_reason, lost) == ("tool_call", ["finish_reason stop (this wire has no word for it: read back as tool_call)"])
+    else:
+        assert (outcome.finish_reason, lost) == ("stop", [])
 
 
 @pytest.mark.parametrize("protocol", ANSWERS)

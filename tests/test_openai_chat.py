@@ -338,9 +338,12 @@ def test_finish_reasons_normalize_and_keep_the_native_value(native: str, expecte
     assert (outcome.finish_reason, outcome.native_finish_reason) == (expected, native)
 
 
-def test_a_plain_stop_on_a_turn_that_called_tools_is_tool_call() -> None:
+def test_a_plain_stop_on_a_turn_that_called_tools_stays_stop() -> None:
+    # the wire has a word for a turn that calls tools; the reason it names is kept and
+    # the calls stay in the message for the caller to run
     _, outcome = decode(sse(tools(call(0, "c1", "f", "{}")), chunk({}, finish="stop")))
-    assert (outcome.finish_reason, outcome.native_finish_reason) == ("tool_call", "stop")
+    assert (outcome.finish_reason, outcome.native_finish_reason) == ("stop", "stop")
+    assert [item.name for item in outcome.message.items if isinstance(item, ToolCallDone)] == ["f"]
 
 
 def test_done_without_finish_reason_is_complete() -> None:

@@ -620,7 +620,7 @@ def read_cohere(recording: Recording) -> Reading:
     except cohere.core.api_error.ApiError as exc:
         error = api_error_message(exc)
     reading.tool_calls = [[name, call_id, arguments(args)] for name, call_id, args in calls.values()]
-    reading.finish_reason = normalize_cohere_finish(reading.native_finish_reason, bool(calls))
+    reading.finish_reason = normalize_cohere_finish(reading.native_finish_reason)
     if error is not None:
         reading.end, reading.error, reading.finish_reason = "failed", error, None
     return reading

@@ -77,6 +77,7 @@ class StreamEncoder:
         self.ended = False
         self.stopped = False
         self.open_kind: str | None = None
+        self.made_calls = False
 
     @property
     def dropped(self) -> list[str]:
@@ -106,6 +107,7 @@ class StreamEncoder:
         if writer.whole_events:
             writer.event(event)  # type: ignore[arg-type]  # the grammar let only UniEvents through
         if kind is StopEvent:
+            writer.unsayable_finish(event.finish_reason, self.made_calls)  # type: ignore[union-attr]
             writer.stop(event)  # type: ignore[arg-type]
             self.stopped = True
         else:
@@ -113,6 +115,8 @@ class StreamEncoder:
             if item.type.endswith(".done"):
                 writer.close(item)
                 self.open_kind = None
+                if item.type == "tool_call.done":
+                    self.made_calls = True
             else:
                 if self.open_kind is None:
                     self.open_kind = item.kind

@@ -559,10 +559,10 @@ def chat_cases() -> None:
              f"finish_reason {native} is normalized to {mapped}; the native value is kept.",
              sse(chunk({"content": "a"}, finish=native)),
              finish_reason=mapped, native=native, end="complete")
-    case(p, "a_plain_stop_on_a_turn_that_called_tools_is_tool_call",
-         "finish_reason stop on a turn that made tool calls is tool_call.",
+    case(p, "a_plain_stop_on_a_turn_that_called_tools_stays_stop",
+         "finish_reason stop on a turn that made tool calls stays stop: the reason the wire names is kept, the calls stay in the message.",
          sse(tools(call(0, "c1", "f", "{}")), chunk({}, finish="stop")),
-         finish_reason="tool_call", native="stop")
+         finish_reason="stop", native="stop")
     case(p, "done_without_finish_reason_is_complete_with_stop",
          "[DONE] without any finish_reason makes the stream complete with finish reason stop.",
          sse(chunk({"content": "a"})),

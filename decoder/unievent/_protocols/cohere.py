@@ -24,9 +24,10 @@
 #   `{"citations": [...]}` (one empty text.delta carries them, and the done); one that
 #   arrives with no text block open is a side event.  `citation-end` changes nothing.
 #
-# The end: `message-end`'s `finish_reason` COMPLETE and STOP_SEQUENCE are stop (a turn
-# that made tool calls: tool_call), MAX_TOKENS length, TOOL_CALL tool_call, anything
-# else (TIMEOUT, values not invented yet) unknown; ERROR, or an `error` string, ends the
+# The end: `message-end`'s `finish_reason` COMPLETE and STOP_SEQUENCE are stop (also
+# beside tool calls: the wire says TOOL_CALL for a turn that calls tools, and the
+# reason it names is kept), MAX_TOKENS length, TOOL_CALL tool_call, anything else
+# (TIMEOUT, values not invented yet) unknown; ERROR, or an `error` string, ends the
 # stream failed with that string (type: its `error_type` when given, else `error`).
 # Usage: cached_tokens = `usage.cached_tokens`, prompt_tokens = `usage.tokens.
 # input_tokens` less the cached ones, response_tokens = `usage.tokens.output_tokens`
@@ -114,12 +115,12 @@ _SIMPLE: Final[dict[str, int]] = {
 }
 
 
-def normalize_cohere_finish(native: str | None, made_calls: bool = False) -> FinishReason:
+def normalize_cohere_finish(native: str | None) -> FinishReason:
     """MMSP finish reason for a message-end finish_reason: COMPLETE and STOP_SEQUENCE are
-    `stop` (`tool_call` when the turn made tool calls), MAX_TOKENS `length`, TOOL_CALL
-    `tool_call`, anything else (TIMEOUT, unknown, none) `unknown`."""
-    reason = _FINISH_MAP.get(native, "unknown") if native is not None else "unknown"
-    return "tool_call" if reason == "stop" and made_calls else reason
+    `stop`, MAX_TOKENS `length`, TOOL_CALL `tool_call`, anything else (TIMEOUT, unknown,
+    none) `unknown`.  The reason is kept whatever the content: the wire has a word for
+    a turn that calls tools."""
+    return _FINISH_MAP.get(native, "unknown") if native is not None else "unknown"
 
 
 def _message(obj: dict[str, Any]) -> dict[str, Any]:
@@ -272,7 +273,7 @@ class Cohere(MachineHandler):
         return self.out_of_order(state, symbol, what, obj)
 
     def finish_reason(self) -> FinishReason:
-        return normalize_cohere_finish(self.session.native_finish_reason, self.calls > 0)
+        return normalize_cohere_finish(self.session.native_finish_reason)
 
     def at_end(self) -> None:
         """A text block cut short keeps its citations."""

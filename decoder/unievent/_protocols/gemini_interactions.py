@@ -23,8 +23,8 @@
 # Usage from `interaction.completed`: cached_tokens = total_cached_tokens, prompt_tokens
 # = total_input_tokens - cached, thoughts_tokens = total_thought_tokens,
 # response_tokens = total_output_tokens.  Finish from its status: completed is stop
-# (tool_call when the turn made calls), requires_action tool_call, incomplete length,
-# anything else unknown.
+# (whatever the content: a turn that waits on its calls says requires_action),
+# requires_action tool_call, incomplete length, anything else unknown.
 from __future__ import annotations
 
 import binascii
@@ -89,11 +89,11 @@ _FINISH_MAP: Final[dict[str, FinishReason]] = {
 }
 
 
-def normalize_interactions_finish(native: str | None, made_calls: bool) -> FinishReason:
-    """MMSP finish reason for an interaction's final status: completed is stop (tool_call
-    when the turn made calls), requires_action tool_call, incomplete length, else unknown."""
-    reason = _FINISH_MAP.get(native or "", "unknown")
-    return "tool_call" if reason == "stop" and made_calls else reason
+def normalize_interactions_finish(native: str | None) -> FinishReason:
+    """MMSP finish reason for an interaction's final status: completed is stop,
+    requires_action tool_call, incomplete length, else unknown.  The status is kept
+    whatever the content: the wire has a word for a turn that waits on its calls."""
+    return _FINISH_MAP.get(native or "", "unknown")
 
 
 def _decoded(data: Any) -> bytes | None:
@@ -139,7 +139,6 @@ class GeminiInteractions(MachineHandler):
         self.call_name = ""
         self.call_args_whole = False
         self.pending: list[str] = []  # arguments of a call not named (yet)
-        self.made_calls = False
 
     # --- frames ---------------------------------------------------------------------
 
@@ -196,7 +195,7 @@ class GeminiInteractions(MachineHandler):
         return self.out_of_order(state, symbol, what, obj)
 
     def finish_reason(self) -> FinishReason:
-        return normalize_interactions_finish(self.session.native_finish_reason, self.made_calls)
+        return normalize_interactions_finish(self.session.native_finish_reason)
 
     def at_end(self) -> None:
         """A thought cut short keeps its signature, a text its annotations."""
@@ -285,7 +284,6 @@ class GeminiInteractions(MachineHandler):
             fidelity = {"signature": "".join(self.signature)} if self.signature else None
             self.signature = []
             self.asm.tool_call(self.call_name, call_id, json_text(arguments) if self.call_args_whole else "", fidelity)
-            self.made_calls = True
 
     def _imply_step(self, obj: dict[str, Any]) -> None:
         delta = as_dict(obj.get("delta"))

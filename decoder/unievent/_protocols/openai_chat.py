@@ -95,16 +95,15 @@ USAGE: Final = UsageWire(
 def normalize_openai_finish(native: str | None, made_tool_calls: bool) -> FinishReason:
     """MMSP finish reason for a complete Chat stream.
 
-    No reason at all means `tool_call` if the turn made tool calls, else `stop`; a
-    plain `stop` on a turn that made tool calls is `tool_call` (gateways say stop);
+    No reason at all means `tool_call` if the turn made tool calls, else `stop`.  A
+    reason the stream names is kept whatever the content: this wire has a word for a
+    turn that calls tools (`tool_calls`), so a gateway's `stop` beside tool calls is
+    read as `stop` and the calls stay in the message for the caller to run.
     `content_filter` and anything unknown are `unknown`.
     """
     if native is None:
         return "tool_call" if made_tool_calls else "stop"
-    reason = _FINISH_MAP.get(native, "unknown")
-    if reason == "stop" and made_tool_calls:
-        return "tool_call"
-    return reason
+    return _FINISH_MAP.get(native, "unknown")
 
 
 def _int(value: Any) -> int | None:

@@ -78,6 +78,10 @@ class Writer:
     carries: ClassVar[frozenset[str]] = frozenset()
     #: True for a wire of whole events (`event()` is called with each)
     whole_events: ClassVar[bool] = False
+    #: True for a wire with no word for a turn that calls tools (its reader says
+    #: tool_call when the turn made calls): a `stop` beside tool calls, or a `tool_call`
+    #: without one, cannot be written as given
+    finish_from_calls: ClassVar[bool] = False
 
     def __init__(self, options: EncodeOptions) -> None:
         self.options = options
@@ -148,6 +152,12 @@ class Writer:
 
     def stop(self, event: StopEvent) -> None:
         raise NotImplementedError
+
+    def unsayable_finish(self, finish: str, made_calls: bool) -> None:
+        """List a finish this wire's reader will read otherwise (see `finish_from_calls`)."""
+        if self.finish_from_calls and (finish == "tool_call") != made_calls and finish in ("stop", "tool_call"):
+            said = "tool_call" if made_calls else "stop"
+            self.dropped.append(f"finish_reason {finish} (this wire has no word for it: read back as {said})")
 
     def end(self) -> None:
         """After the stop: the terminal frames."""

@@ -59,6 +59,7 @@ def _logprobs(kept: dict[str, Any]) -> dict[str, Any]:
 class GeminiWriter(Writer):
     protocol: ClassVar[str] = "gemini"
     machine: ClassVar[Any] = M
+    finish_from_calls = True
     carries: ClassVar[frozenset[str]] = frozenset({"signature", "logprobs", "top_logprobs", "avg_logprobs"})
 
     def __init__(self, *args: Any) -> None:

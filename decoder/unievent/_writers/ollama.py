@@ -30,6 +30,7 @@ class OllamaWriter(Writer):
     #: Ollama's server sends its NDJSON lines so
     media_type: ClassVar[str] = "application/x-ndjson"
     machine: ClassVar[Any] = M
+    finish_from_calls = True
 
     def __init__(self, *args: Any) -> None:
         super().__init__(*args)

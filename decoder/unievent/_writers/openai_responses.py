@@ -53,6 +53,7 @@ def responses_usage(usage: Usage) -> dict[str, Any]:
 class OpenAIResponsesWriter(Writer):
     protocol: ClassVar[str] = "openai_responses"
     machine: ClassVar[Any] = M
+    finish_from_calls = True
     carries: ClassVar[frozenset[str]] = frozenset(
         {"encrypted_content", "reasoning_id", "format", "signature", "channel", "phase", "logprobs"}
         | {"item_type", "call_item_id", "namespace", "caller", "environment"}
