@@ -21,7 +21,9 @@
 #   `willContinue`) fill it in, and `{}` or a part without `willContinue` closes it; the
 #   fragments go out as arguments text that joins to exactly the final JSON (`_ArgsText`).
 # - `inlineData {mimeType, data}` is inline_data (each image its own item, consecutive
-#   audio of one type one item); with `thought: true`, inline_thinking.
+#   audio of one type one item); with `thought: true`, inline_thinking.  `data` is a
+#   protobuf `bytes` field, which proto3 JSON writes as base64 of either alphabet,
+#   padded or not: each of those is read, anything else is no data (`wire_bytes`).
 # - every other part kind (`executableCode`, `codeExecutionResult`, `toolCall`,
 #   `toolResponse`, kinds not invented yet) goes to the side channel, in order, never a
 #   tool call; so do the candidate's `groundingMetadata`, `citationMetadata` and
@@ -74,7 +76,7 @@ from unievent._session import MachineHandler, Session
 from unievent._shared import MAX_DEPTH, code_of, json_string_body, json_text, shown, str_or_none, usage_counts
 from unievent._usage_wire import UsageWire
 
-__all__ = ["Gemini", "enum_name", "normalize_gemini_finish"]
+__all__ = ["Gemini", "enum_name", "normalize_gemini_finish", "wire_bytes"]
 
 # The public protobuf enums, by number (googleapis/googleapis: aiplatform/v1/content.proto
 # and prediction_service.proto; generativelanguage/v1beta/generative_service.proto)
@@ -158,6 +160,30 @@ def _usages(holes: list[bytes]) -> list[Any]:
         except _JSONDecodeError:
             break
     return parsed
+
+
+_URL_SAFE: Final = str.maketrans("-_", "+/")
+
+
+def wire_bytes(text: str) -> bytes | None:
+    """The bytes of a base64 field of a Google API's JSON, or None when it is no base64.
+
+    proto3 JSON readers must take the standard and the URL-safe alphabet, padded or
+    not, so all four are read (line breaks too, as MIME encoders wrap).  Anything else
+    is refused rather than read leniently: a lenient reader skips the characters it
+    does not know, which turns URL-safe text into other bytes and junk into an empty
+    image without a word."""
+    if "-" in text or "_" in text:
+        text = text.translate(_URL_SAFE)
+    if "\n" in text or "\r" in text or " " in text or "\t" in text:
+        text = "".join(text.split())
+    short = len(text) % 4
+    if short:
+        text += "=" * (4 - short)  # a length one past a group is no base64: refused below
+    try:
+        return binascii.a2b_base64(text, strict_mode=True)
+    except (binascii.Error, ValueError):
+        return None
 
 
 def normalize_gemini_finish(native: str | None, made_calls: bool) -> FinishReason:
@@ -677,10 +703,7 @@ class Gemini(MachineHandler):
         data = inline.get("data")
         mime = inline.get("mimeType")
         mime = mime if mime and type(mime) is str else "application/octet-stream"
-        try:
-            raw = binascii.a2b_base64(data) if type(data) is str else None
-        except (binascii.Error, ValueError):
-            raw = None
+        raw = wire_bytes(data) if type(data) is str else None
         if raw is None:
             self.session.note("inline_data_not_base64", f"inlineData of type {shown(mime)} could not be decoded")
             self.session.side_event("inlineData", "info", None, part)

@@ -10,9 +10,12 @@
 #   the step's stop as fidelity `{"signature": ...}` (an empty thinking.delta carries it
 #   when the thought had no text);
 # - `model_output`: text deltas (and `content` on the start), images and audio chunks
-#   as inline_data (audio's mime type `<mime>; rate=<sample_rate>; channels=<n>`, as
-#   MMSP writes it), annotations gathered and attached to the text item at the stop as
-#   fidelity `{"annotations": [...]}`;
+#   as inline_data (each image its own item, the audio chunks of a step one item; audio's
+#   mime type `<mime>; rate=<sample_rate>; channels=<n>`, as MMSP writes it, each
+#   parameter only when its field is a number; `data` is base64, read as the Gemini
+#   records' is; an image or audio by `uri` has no bytes and goes to the side channel),
+#   annotations gathered and attached to the text item at the stop as fidelity
+#   `{"annotations": [...]}`;
 # - `function_call`: a tool call (its `id`, else `call_<stream_id>_<index>`; `name`;
 #   arguments whole from the start when not empty, else from `arguments_delta`s); a call
 #   whose name never came is never a tool call (the side channel keeps it);
@@ -27,12 +30,12 @@
 # requires_action tool_call, incomplete length, anything else unknown.
 from __future__ import annotations
 
-import binascii
 from typing import Any, ClassVar, Final
 
 from unievent._events import FinishReason
 from unievent._generated import gemini_interactions as M
 from unievent._outcome import ProviderError
+from unievent._protocols.gemini import wire_bytes
 from unievent._session import MachineHandler, Session
 from unievent._shared import as_dict, as_list, as_str, carries_content, json_text, shown
 from unievent._usage_wire import UsageWire
@@ -96,13 +99,13 @@ def normalize_interactions_finish(native: str | None) -> FinishReason:
     return _FINISH_MAP.get(native or "", "unknown")
 
 
-def _decoded(data: Any) -> bytes | None:
-    if type(data) is not str:
-        return None
-    try:
-        return binascii.a2b_base64(data)
-    except (binascii.Error, ValueError):
-        return None
+def _count(value: Any) -> int | None:
+    """A sample rate or channel count: a number (an int64 may come as its digits)."""
+    if type(value) is int:
+        return value
+    if type(value) is str and value.isascii() and value.isdigit():
+        return int(value)
+    return None
 
 
 # the content each delta type carries (see carries_content): a step's done content is made of these
@@ -349,7 +352,11 @@ class GeminiInteractions(MachineHandler):
             self.session.side_event(as_str(ctype) or "content", "info", self.step_id, content)
 
     def _media(self, part: dict[str, Any], kind: str, thought: bool) -> None:
-        data = _decoded(part.get("data"))
+        given = part.get("data")
+        if given is None and "uri" in part:
+            self.session.side_event(kind, "info", self.step_id, part)  # a reference, no bytes to carry
+            return
+        data = wire_bytes(given) if type(given) is str else None
         mime = part.get("mime_type")
         mime = mime if mime and type(mime) is str else ("image/jpeg" if kind == "image" else "audio/wav")
         if data is None:
@@ -357,11 +364,12 @@ class GeminiInteractions(MachineHandler):
             self.session.side_event(kind, "info", self.step_id, part)
             return
         if kind == "audio":
-            rate, channels = part.get("sample_rate"), part.get("channels")
+            # `rate` is the deprecated name the API ignores: only `sample_rate` counts
+            rate, channels = _count(part.get("sample_rate")), _count(part.get("channels"))
             if rate is not None:
-                mime += f"; rate={shown(rate)}"
+                mime += f"; rate={rate}"
             if channels is not None:
-                mime += f"; channels={shown(channels)}"
+                mime += f"; channels={channels}"
         if thought:
             self.asm.inline_thinking(data, mime)
         else:

@@ -2,13 +2,17 @@
 # _protocols/gemini.py; both run machines/gemini.py).
 #
 # One record per delta, each one candidate with one part: text, thinking
-# (`thought: true`), inline data (base64), a function call whole at its done (`args` the
+# (`thought: true`), audio and other inline data (base64) chunk by chunk, an image or
+# a thought image (`thought: true`) whole at its done (its reader makes every image part
+# an item of its own), a function call whole at its done (`args` the
 # parsed arguments, `id` the call's id); a signature rides as `thoughtSignature` on the
 # part of the item it came on, and a text's logprobs (fidelity `logprobs`,
 # `top_logprobs`, `avg_logprobs`) as the candidate's `logprobsResult` and `avgLogprobs`
 # of the record of the delta that carries them.  The last record has the finish reason and
 # `usageMetadata`.  As SSE (`data: <record>` and CRLF CRLF, what `alt=sse` sends) or as
-# one JSON array (`framing="json_array"`).
+# one JSON array (`framing="json_array"`).  Two inline items of one type that is not an
+# image, one right after the other, are read back as one: the boundary is listed in
+# `dropped`.
 from __future__ import annotations
 
 import base64
@@ -20,7 +24,9 @@ from unievent._events import (
     DeltaItem,
     DoneItem,
     InlineDataDelta,
+    InlineDataDone,
     InlineThinkingDelta,
+    InlineThinkingDone,
     StopEvent,
     TextDelta,
     ThinkingDelta,
@@ -67,9 +73,15 @@ class GeminiWriter(Writer):
         self.array = self.options.framing == "json_array"
         self.records = 0
         self.arguments: list[str] = []
+        self.mime = ""  # the open inline item's type
+        self.whole = False  # the open group is an image or a thought image: written at its done
+        # the type of the chunks the last record wrote when they ended an inline item
+        # that a next one of that type would continue on the wire
+        self.joins: str | None = None
 
     def _record(self, record: dict[str, Any], symbol: int, raw: str = "") -> None:
         self.step(symbol)
+        self.joins = None
         record.setdefault("modelVersion", self.options.model)
         record.setdefault("responseId", self.options.response_id)
         body = with_raw(record, raw) if raw else orjson.dumps(record)
@@ -89,28 +101,50 @@ class GeminiWriter(Writer):
             candidate.update(_logprobs(kept))
         self._record({"candidates": [candidate]}, M.SY_RECORD, raw)
 
+    def open(self, first: DeltaItem) -> None:
+        self.whole = False
+        if type(first) not in (InlineDataDelta, InlineThinkingDelta):
+            return
+        inline: Any = first
+        self.mime = inline.mime_type  # every chunk of the item is written as its type
+        self.whole = type(first) is InlineThinkingDelta or self.mime.startswith("image/")
+        if not self.whole and self.mime == self.joins:
+            self.dropped.append(
+                f"the boundary between two inline_data items of type {self.mime} "
+                "(Gemini joins consecutive chunks of one type: read back as one)"
+            )
+
     def delta(self, item: DeltaItem) -> None:
+        if self.whole:
+            return  # the done holds the whole image and its fidelity
         if type(item) is TextDelta:
             if item.text or item.fidelity:
                 self._part({"text": item.text}, item.fidelity)
         elif type(item) is ThinkingDelta:
             if item.thinking or item.fidelity:
                 self._part({"text": item.thinking, "thought": True}, item.fidelity)
-        elif type(item) in (InlineDataDelta, InlineThinkingDelta):
-            inline: Any = item
-            part: dict[str, Any] = {
-                "inlineData": {"mimeType": inline.mime_type, "data": base64.b64encode(inline.data).decode()}
-            }
-            if type(item) is InlineThinkingDelta:
-                part["thought"] = True
-            self._part(part, inline.fidelity)
+        elif type(item) is InlineDataDelta:
+            self._inline(item.data, self.mime, False, item.fidelity)
         elif type(item) is ToolCallDelta:
             self.arguments.append(item.arguments)  # the call is written whole at its done
         else:
             self.dropped.append(f"{item.type} (no place in Gemini)")
 
+    def _inline(self, data: bytes, mime: str, thought: bool, fidelity: Any) -> None:
+        part: dict[str, Any] = {"inlineData": {"mimeType": mime, "data": base64.b64encode(data).decode()}}
+        if thought:
+            part["thought"] = True
+        self._part(part, fidelity)
+
     def close(self, done: DoneItem) -> None:
-        if type(done) is ToolCallDone:
+        if type(done) in (InlineDataDone, InlineThinkingDone):
+            inline: Any = done
+            if self.whole:
+                self.whole = False
+                self._inline(inline.data, inline.mime_type, type(done) is InlineThinkingDone, inline.fidelity)
+            elif type(done) is InlineDataDone:
+                self.joins = self.mime
+        elif type(done) is ToolCallDone:
             raw = raw_arguments(self.arguments, done)
             self.arguments = []
             # `args` first: the placeholder's first occurrence in the record is this one
