@@ -388,7 +388,7 @@ SERVER_ITEMS: list[dict[str, Any]] = [
         "container_id": "cntr_1",
         "outputs": None,
     },
-    {"id": "ig_1", "type": "image_generation_call", "status": "completed", "result": "iVBORw0KGgo="},
+    {"id": "ig_1", "type": "image_generation_call", "status": "failed", "result": None},  # a made image: inline_data
     {
         "id": "mcp_1",
         "type": "mcp_call",

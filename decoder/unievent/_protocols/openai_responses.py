@@ -49,6 +49,14 @@
 #   (`truncated` true), with a side event (phase "info") carrying the final step.
 #   `health_records` and `citations` from the final object go to `extras` and to one
 #   side event of kind "mirobody_response".
+# - a generated image: an `image_generation_call`'s events (partial images included:
+#   previews, not the answer) are side events like any built-in tool's, but the final
+#   image its done item holds (`result`, base64) is what the turn produced: one
+#   inline_data item in place of the side event of its done, its type from
+#   `output_format` (else read from its first bytes), its fidelity the item's id and
+#   settings (IMAGE_FIELDS).  A failed call, one without a result, or a result that is
+#   no base64 (noted) stays on the side channel.  Some servers close the item with
+#   `status: generating` and the whole result: the image counts all the same.
 # - sequence numbers: a gap or a repeat is an anomaly; the frame is still read.
 #
 # Gateway quirks absorbed here: OpenRouter leaves its reasoning item open while the
@@ -58,6 +66,7 @@
 # `sequence_number` (older recordings) are not checked.
 from __future__ import annotations
 
+import binascii
 from collections.abc import Callable
 from typing import Any, ClassVar, Final
 
@@ -66,6 +75,7 @@ from unievent._framing import FRAME_OK, FRAME_OVER
 from unievent._generated import openai_responses as M
 from unievent._ondemand import Runs, Template
 from unievent._outcome import ProviderError
+from unievent._protocols.ollama import image_type
 from unievent._session import MachineHandler, Session
 from unievent._shared import (
     CUSTOM_INPUT_CLOSE,
@@ -217,6 +227,19 @@ _LATE: Final = {
 # events that change nothing done when they name an earlier item: late, not contradictory
 _LATE_OK: Final = frozenset((M.SY_PART, M.SY_ANNOTATION, M.SY_BUILTIN_EVENT, M.SY_ITEM_DONE))
 _DELTA_PATH: Final = ("delta",)
+#: an image generation call's done item fields kept as its image's fidelity (beside its
+#: id, `image_generation_call_id`), and written back into the item by its writer
+IMAGE_FIELDS: Final = ("revised_prompt", "output_format", "size", "quality", "background", "action")
+#: the MIME type of each `output_format` the image generation tool offers
+IMAGE_FORMATS: Final = {
+    "png": "image/png",
+    "jpeg": "image/jpeg",
+    "jpg": "image/jpeg",
+    "webp": "image/webp",
+    "gif": "image/gif",
+    "svg": "image/svg+xml",
+}
+_FORMAT_CHARS: Final = frozenset("abcdefghijklmnopqrstuvwxyz0123456789.+-")
 _LEARN_TRIES: Final = 4  # failed attempts to learn a template, per item, before giving up
 _MIROBODY_CUT: Final = 4096  # Mirobody cuts streamed tool results at this many characters
 
@@ -300,6 +323,48 @@ def _entries(value: Any) -> list[Any]:
 def _parts_logprobs(parts: list[Any]) -> list[Any]:
     """The logprobs of a message's output_text parts, joined in order."""
     return [e for p in parts if type(p) is dict and p.get("type") == "output_text" for e in _entries(p.get("logprobs"))]
+
+
+def image_mime(output_format: Any, data: bytes) -> str:
+    """An image's MIME type: by its `output_format`, else by its first bytes; a format
+    no one listed yet, when the bytes do not say, is taken as `image/<format>`."""
+    fmt: str = output_format.lower() if type(output_format) is str else ""
+    known = IMAGE_FORMATS.get(fmt)
+    if known is not None:
+        return known
+    sniffed = image_type(data)
+    if sniffed == "application/octet-stream" and fmt and _FORMAT_CHARS.issuperset(fmt):
+        return "image/" + fmt
+    return sniffed
+
+
+def _base64_bytes(value: Any) -> bytes:
+    """The bytes a base64 string holds (none for anything else).  Line breaks (a MIME
+    encoder's) and missing padding are forgiven; any other character refuses the text,
+    where a lenient reader would skip it and make other bytes without a word."""
+    if type(value) is not str:
+        return b""
+    text: str = value
+    if "\n" in text or "\r" in text or " " in text or "\t" in text:
+        text = "".join(text.split())
+    short = len(text) % 4
+    if short:
+        text += "=" * (4 - short)  # a length one past a group stays refused below
+    try:
+        return binascii.a2b_base64(text, strict_mode=True)
+    except (binascii.Error, ValueError):  # not base64, or not ASCII
+        return b""
+
+
+def _image_fidelity(done: dict[str, Any], image_id: str | None) -> dict[str, Any] | None:
+    fidelity: dict[str, Any] = {}
+    if image_id:
+        fidelity["image_generation_call_id"] = image_id
+    for key in IMAGE_FIELDS:
+        value = done.get(key)
+        if value is not None:
+            fidelity[key] = value
+    return fidelity or None
 
 
 def _provider_error(error: dict[str, Any], whole: dict[str, Any], fallback: str) -> ProviderError:
@@ -1139,7 +1204,25 @@ class OpenAIResponses(MachineHandler):
         item = self.item
         assert item is not None
         self.item = None
+        if item.kind == "image_generation_call" and self._image(_dict(obj.get("item")), item.id):
+            return
         self.session.side_event(item.kind, "done", item.id, obj)
+
+    def _image(self, done: dict[str, Any], item_id: str | None) -> bool:
+        """An image generation call's final image as one inline_data item; False when
+        the call gave none (failed, no result, a result that is no base64)."""
+        result = done.get("result")
+        if done.get("status") == "failed" or result is None or result == "":
+            return False
+        image_id = _str(done.get("id")) or item_id
+        data = _base64_bytes(result)
+        if not data:
+            what = f"the result of image_generation_call {image_id or '(no id)'}"
+            self.session.note("inline_data_not_base64", f"{what} could not be decoded: {shown(result)}")
+            return False
+        self.asm.inline_data(data, image_mime(done.get("output_format"), data), True, _image_fidelity(done, image_id))
+        self.asm.close()
+        return True
 
     def _a_adopt_item(self, obj: dict[str, Any]) -> None:
         # a resumed stream whose first event is an item's done: the item is whole
@@ -1160,7 +1243,7 @@ class OpenAIResponses(MachineHandler):
         elif added_symbol(done) == M.SY_CLIENT_CALL_ADDED:
             self._a_open_client_call(obj)
             self._a_close_client_call(obj)
-        else:
+        elif not (kind == "image_generation_call" and self._image(done, None)):
             self.session.side_event(kind or "unknown_item", "done", _str(done.get("id")) or None, obj)
 
     def _a_close_open_item(self, obj: dict[str, Any]) -> None:
@@ -1188,7 +1271,7 @@ class OpenAIResponses(MachineHandler):
             self._finish_call(item, done, {"item": done})
         elif item.kind in CLIENT_CALLS:
             self._finish_client_call(item, done, {"item": done})
-        else:
+        elif not (item.kind == "image_generation_call" and self._image(done, item.id)):
             self.session.side_event(item.kind, "done", item.id, obj)
 
     # --- a reasoning item left open (OpenRouter) ------------------------------------------

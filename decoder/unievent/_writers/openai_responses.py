@@ -11,17 +11,23 @@
 # `response.incomplete` for a length stop) the full response with its usage.  A
 # reasoning item's done lists the text it streamed unless its fidelity's channel says
 # the source's done item had none; a message's `logprobs` fidelity is written on
-# `output_text.done` and in its done item, with a phase that came with them.
+# `output_text.done` and in its done item, with a phase that came with them.  An image
+# (inline_data of an image type) is an `image_generation_call`, written whole at its
+# done: its id and settings from its fidelity (IMAGE_FIELDS), else a made-up id and
+# the `output_format` its type names; other inline_data has no place here.
 # `sequence_number` counts every event from 0.
 from __future__ import annotations
 
-from typing import Any, ClassVar
+import binascii
+from typing import Any, ClassVar, Final
 
 import orjson
 
 from unievent._events import (
     DeltaItem,
     DoneItem,
+    InlineDataDelta,
+    InlineDataDone,
     StopEvent,
     TextDelta,
     ThinkingDelta,
@@ -34,6 +40,8 @@ from unievent._outcome import ProviderError
 from unievent._protocols.openai_responses import (
     _SYMBOL_OF_TYPE,
     CLIENT_CALLS,
+    IMAGE_FIELDS,
+    IMAGE_FORMATS,
     ITEM_ID_KEPT,
     USAGE,
     added_symbol,
@@ -45,9 +53,27 @@ from unievent._writers.base import Writer, sse_frame
 __all__ = ["OpenAIResponsesWriter", "responses_usage"]
 
 
+# an image type's `output_format`: the reader's table backwards (`jpg` is only read); a
+# type it lacks is written as its subtype, which the reader takes back as `image/<format>`
+_FORMAT_OF_MIME: Final = {mime: fmt for fmt, mime in IMAGE_FORMATS.items() if fmt != "jpg"}
+_IMAGE_KEPT: Final = frozenset(("image_generation_call_id", *IMAGE_FIELDS))
+
+
 def responses_usage(usage: Usage) -> dict[str, Any]:
     """MMSP usage as a Responses `usage` object (the reader's own table)."""
     return USAGE.write(usage)
+
+
+def _image_type(mime: str) -> str | None:
+    """An image's MIME type without parameters, or None for any other type."""
+    bare = mime.partition(";")[0].strip().lower()
+    return bare if bare.startswith("image/") and len(bare) > len("image/") else None
+
+
+def output_format(mime: str) -> str:
+    """The `output_format` an image of MIME type `mime` is written with."""
+    bare = _image_type(mime) or mime
+    return _FORMAT_OF_MIME.get(bare) or bare.removeprefix("image/")
 
 
 class OpenAIResponsesWriter(Writer):
@@ -57,6 +83,7 @@ class OpenAIResponsesWriter(Writer):
     carries: ClassVar[frozenset[str]] = frozenset(
         {"encrypted_content", "reasoning_id", "format", "signature", "channel", "phase", "logprobs"}
         | {"item_type", "call_item_id", "namespace", "caller", "environment"}
+        | _IMAGE_KEPT
     )
 
     def __init__(self, *args: Any) -> None:
@@ -78,6 +105,9 @@ class OpenAIResponsesWriter(Writer):
         symbol = _SYMBOL_OF_TYPE[kind]
         if symbol < 0:  # output_item.added: by the item's type
             symbol = added_symbol(fields["item"])
+        self._emit(symbol, kind, fields)
+
+    def _emit(self, symbol: int, kind: str, fields: dict[str, Any]) -> None:
         self.step(symbol)
         self.write(sse_frame({"type": kind, "sequence_number": self.sequence, **fields}, kind))
         self.sequence += 1
@@ -147,6 +177,10 @@ class OpenAIResponsesWriter(Writer):
                 "status": "in_progress",
             }
             self._event("response.output_item.added", output_index=self.index, item=dict(self.item))
+        elif type(first) is InlineDataDelta and _image_type(first.mime_type):
+            # its id may ride on a later delta (on the done at the latest), and the added
+            # item must name the id its done names: the whole item is written at the done
+            self.item = {"type": "image_generation_call"}
         else:
             self.dropped.append(f"{first.type} (no place in OpenAI Responses)")
             self.index -= 1
@@ -275,6 +309,9 @@ class OpenAIResponsesWriter(Writer):
                     self.item[key] = late[key]
         elif kind == "message":
             self._close_message(text)
+        elif kind == "image_generation_call":
+            assert type(done) is InlineDataDone
+            self._close_image(done)
         elif self.call:  # its arguments are the item's own fields: written whole at its done
             self._close_client_call(done)
         else:
@@ -284,6 +321,31 @@ class OpenAIResponsesWriter(Writer):
         self._event("response.output_item.done", output_index=self.index, item=dict(self.item))
         self.output.append(self.item)
         self.item = {}
+
+    def _close_image(self, done: InlineDataDone) -> None:
+        """The image generation call the image came as: its progress, then the item with
+        the image as its `result`.  Fidelity of this wire holds the item as it came (an
+        `output_format` it lacked was read from the image's bytes, and is left out
+        again); an image from elsewhere names its format by its type."""
+        kept = self.fidelity(done.fidelity)
+        self.dropped.extend(key for key in kept if key not in _IMAGE_KEPT)  # another item's keys
+        kept = {key: value for key, value in kept.items() if key in _IMAGE_KEPT}
+        image_id = kept.get("image_generation_call_id")
+        self.item = {
+            "id": image_id if type(image_id) is str and image_id else f"ig_{self.index}",
+            "type": "image_generation_call",
+            "status": "in_progress",
+        }
+        self._event("response.output_item.added", output_index=self.index, item=dict(self.item))
+        for what in ("in_progress", "generating", "completed"):
+            # a built-in tool's own events: the reader knows them by their prefix
+            self._emit(M.SY_BUILTIN_EVENT, f"response.image_generation_call.{what}", self._where())
+        self.item["status"] = "completed"
+        self.item["result"] = binascii.b2a_base64(done.data, newline=False).decode()
+        fields: dict[str, Any] = {key: kept[key] for key in IMAGE_FIELDS if key in kept}
+        if not kept:
+            fields["output_format"] = output_format(done.mime_type)
+        self.item.update(fields)
 
     def _close_message(self, text: str) -> None:
         """The text's done events and the whole message: its logprobs, and a phase that
