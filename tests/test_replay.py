@@ -190,6 +190,60 @@ def test_responses_text_without_a_message_id_is_an_easy_input_message() -> None:
     check_turn("openai_responses", turn)
 
 
+def test_a_generated_image_goes_back_to_responses_as_the_call_it_came_as() -> None:
+    png = b"\x89PNG\r\n\x1a\n" + bytes(range(8))
+    body = b"".join(
+        b"data: " + json.dumps(event).encode() + b"\n\n"
+        for event in [
+            {
+                "type": "response.created",
+                "sequence_number": 0,
+                "response": {"id": "resp_1", "status": "in_progress", "output": []},
+            },
+            {
+                "type": "response.output_item.done",
+                "sequence_number": 1,
+                "output_index": 0,
+                "item": {
+                    "type": "image_generation_call",
+                    "id": "ig_1",
+                    "status": "completed",
+                    "result": base64.b64encode(png).decode(),
+                    "revised_prompt": "a red fox",
+                    "output_format": "png",
+                    "size": "1024x1024",
+                },
+            },
+            {
+                "type": "response.completed",
+                "sequence_number": 2,
+                "response": {"id": "resp_1", "status": "completed", "output": []},
+            },
+        ]
+    )
+    outcome = decode("openai_responses", body)
+    done = outcome.message.replay("openai_responses", source="openai_responses")
+    assert done.left_out == ()
+    assert done.json == [
+        {
+            "type": "image_generation_call",
+            "id": "ig_1",
+            "status": "completed",
+            "result": base64.b64encode(png).decode(),
+            "revised_prompt": "a red fox",
+            "output_format": "png",
+            "size": "1024x1024",
+        }
+    ]
+    check_turn("openai_responses", done.json)
+    # an image of another provider names no call: left out, and said
+    foreign = outcome.message.replay("openai_responses", source="gemini")
+    assert (foreign.json, foreign.left_out[-1]) == (
+        [],
+        "inline_data image/png without its image_generation_call id (Responses needs it)",
+    )
+
+
 def test_gemini_gets_each_signature_on_exactly_the_part_it_came_on() -> None:
     message = Message(
         "assistant",

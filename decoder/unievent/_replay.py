@@ -17,7 +17,7 @@ import binascii
 import json
 import warnings
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Final
 
 import attrs
 import orjson
@@ -202,9 +202,31 @@ def _openai_responses(items: tuple[Any, ...], turn: _Turn) -> Any:
                 out.append(_responses_message(item.text, kept))
         elif type(item) is ToolCallDone:
             out.append(_responses_call(item, turn.keep(item.fidelity, "tool_call")))
+        elif type(item) is InlineDataDone and item.mime_type.startswith("image/"):
+            image = _responses_image(item, turn.keep(item.fidelity, "inline_data"))
+            if image is None:
+                turn.leave(f"inline_data {item.mime_type} without its image_generation_call id (Responses needs it)")
+            else:
+                out.append(image)
         else:
             turn.leave(f"{item.type} (no place in Responses input items)")
     return out
+
+
+#: what an image generation call's input item takes back besides its id and result
+_IMAGE_CALL_FIELDS: Final = ("revised_prompt", "output_format", "size", "quality", "background", "action")
+
+
+def _responses_image(item: InlineDataDone, kept: dict[str, Any]) -> dict[str, Any] | None:
+    """A generated image as the `image_generation_call` item it came as (for a turn that
+    edits it next); one of another provider has no call id to name and is left out."""
+    call_id = kept.get("image_generation_call_id")
+    if type(call_id) is not str or not call_id:
+        return None
+    call: dict[str, Any] = {"type": "image_generation_call", "id": call_id, "status": "completed"}
+    call["result"] = base64.b64encode(item.data).decode()
+    call.update({key: kept[key] for key in _IMAGE_CALL_FIELDS if key in kept})
+    return call
 
 
 def _responses_message(text: str, kept: dict[str, Any]) -> dict[str, Any]:
@@ -612,6 +634,7 @@ REPLAYS: dict[str, tuple[Any, frozenset[str]]] = {
         frozenset(
             {"encrypted_content", "reasoning_id", "channel", "phase", "message_id"}
             | {"item_type", "call_item_id", "namespace", "caller", "environment"}
+            | {"image_generation_call_id", *_IMAGE_CALL_FIELDS}
         ),
     ),
     "gemini": (_gemini, frozenset({"signature"})),
