@@ -137,7 +137,7 @@ ACTIONS = {
     "close_message": "close the message's text item (its content is used if no text arrived)",
     "close_call": "close the function call (the item's arguments are used if none arrived)",
     "close_client_call": "close the client call: its arguments from the item where none streamed",
-    "close_builtin": "a side event (done) with the finished built-in item",
+    "close_builtin": "a side event (done) with the finished built-in item; a generated image's result is an inline_data item instead",
     "adopt_item": "a resumed stream's first event is an item's done: the whole item",
     "late_reasoning": "an event of a reasoning item left open: its text is kept for its done",
     "finish_late_reasoning": "the late reasoning item's done: its text and fidelity, kept",
