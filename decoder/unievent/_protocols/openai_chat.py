@@ -25,8 +25,22 @@
 # tool calls whose arguments are `{"input": text}`, as the Responses decoder reads a
 # `custom_tool_call`; the input streams as fragments of that JSON text, escaped, and
 # the call's fidelity is `{"item_type": "custom"}`.
+#
+# Audio output (`modalities: ["text", "audio"]`): `delta.audio` objects bring the
+# answer's `id`, base64 `data` (pcm16 when streaming) and `transcript` pieces, and end
+# with one carrying only `expires_at`.  The audio is one inline_data item of type
+# AUDIO_PCM, the transcript a text item whose fidelity `{"audio_transcript": true}`
+# rides on its first delta (writers write its text in `audio.transcript` from the
+# start).  An item carries one fidelity and groups never interleave, while the wire
+# interleaves the two kinds: the kind that arrives first streams live, and the other
+# is held, in arrival order, until the live item ends (`expires_at`, the finish chunk,
+# another item, the end of input), then goes out as an item of its own.  The audio's
+# fidelity `{"audio_id", "expires_at"}` (the keys that came) is known whole only
+# then: it rides on an empty delta before a live audio's done, on the first delta of
+# a held one, and on an audio of no bytes when no data came at all.
 from __future__ import annotations
 
+import binascii
 from typing import Any, ClassVar, Final
 
 from unievent._events import FinishReason
@@ -37,10 +51,10 @@ from unievent._jsonscan import Nesting
 from unievent._ondemand import Runs, Template
 from unievent._outcome import ProviderError
 from unievent._session import MachineHandler, Session
-from unievent._shared import CUSTOM_INPUT_CLOSE, CUSTOM_INPUT_OPEN, error_of, json_string_body, json_text
+from unievent._shared import CUSTOM_INPUT_CLOSE, CUSTOM_INPUT_OPEN, error_of, json_string_body, json_text, shown
 from unievent._usage_wire import UsageWire
 
-__all__ = ["OpenAIChat", "normalize_openai_finish"]
+__all__ = ["AUDIO_PCM", "OpenAIChat", "normalize_openai_finish"]
 
 _NEXT: Final = M.NEXT
 _DO: Final = M.DO
@@ -64,6 +78,9 @@ _LEARN_TRIES: Final = 4  # full-path text chunks from which a template is learne
 _RF_CONTENT: Final = {"reasoning_field": "reasoning_content"}
 _RF_REASONING: Final = {"reasoning_field": "reasoning"}
 _REFUSAL: Final = {"refusal": True}
+_TRANSCRIPT: Final = {"audio_transcript": True}
+#: the streamed audio's type: pcm16 as Chat Completions streams it (24 kHz, mono)
+AUDIO_PCM: Final = "audio/pcm; encoding=s16le; rate=24000; channels=1"
 _CUSTOM: Final = "custom"  # a custom tool's call: its tool-call `type` and fidelity `item_type`
 # delta fields that open an item (any other field, known or not, leaves a custom call's
 # input open)
@@ -183,6 +200,29 @@ class _Call:
         return self.parsed
 
 
+class _Audio:
+    """One audio answer being gathered: its id and expiry as they came, which kind
+    streams live ("data" or "transcript", the first to arrive), and the pieces of the
+    other kind, held until the live item ends."""
+
+    __slots__ = ("expires_at", "held_data", "held_text", "id", "live")
+
+    def __init__(self) -> None:
+        self.id = ""
+        self.expires_at: int | None = None
+        self.live = ""
+        self.held_data: list[bytes] = []
+        self.held_text: list[str] = []
+
+    def fidelity(self) -> dict[str, Any] | None:
+        fidelity: dict[str, Any] = {}
+        if self.id:
+            fidelity["audio_id"] = self.id
+        if self.expires_at is not None:
+            fidelity["expires_at"] = self.expires_at
+        return fidelity or None
+
+
 class OpenAIChat(MachineHandler):
     """Protocol handler for `openai_chat` (see StreamDecoder)."""
 
@@ -205,6 +245,7 @@ class OpenAIChat(MachineHandler):
         self.extra: dict[str, Any] | None = None
         self.held: list[str] | None = None  # a refusal whose chunks carry logprobs, held whole
         self.custom: _Call | None = None  # the custom call whose arguments' JSON text is open
+        self.audio: _Audio | None = None  # the audio answer whose items are open or held
         # on-demand parsing (see _ondemand.py): the learned text chunk, how often the
         # full path may still learn one, and whether the last frame could teach it
         self.hot: Template | None = None
@@ -354,6 +395,8 @@ class OpenAIChat(MachineHandler):
             elif action == _FINISH:
                 assert choice is not None
                 self.session.native_finish_reason = choice["finish_reason"]
+                if self.audio is not None:
+                    self._end_audio()
             elif action == _ERROR:
                 self.session.fail(error_of(event, obj) or ProviderError("error event"))
                 usage = obj.get("usage")
@@ -401,8 +444,10 @@ class OpenAIChat(MachineHandler):
             return
         if self.custom is not None and _opens_item(delta):
             self._close_call(self.custom)  # an item follows the custom call: its input is whole
+        if self.audio is not None and _opens_item(delta):
+            self._end_audio()  # another item begins: the audio answer's items end first
         logprobs = choice.get("logprobs")
-        # order within a chunk: reasoning, then text (and its annotations), then tool calls
+        # order within a chunk: reasoning, then text (and its annotations), audio, tool calls
         self._reasoning(delta)
         refusal = delta.get("refusal")
         if refusal and type(refusal) is str:
@@ -424,17 +469,22 @@ class OpenAIChat(MachineHandler):
         annotations = delta.get("annotations")
         if annotations and type(annotations) is list:
             self._annotate(annotations)
+        audio = delta.get("audio")
+        if audio:
+            self._audio(audio)
         if logprobs:
             self._chunk_logprobs(logprobs, delta, content, refusal if type(refusal) is str else "")
         tool_calls = delta.get("tool_calls")
         if tool_calls and type(tool_calls) is list:
+            if self.audio is not None:
+                self._end_audio()
             self._tool_calls(tool_calls)
             alone = len(delta) == 1 and len(tool_calls) == 1 and len(obj["choices"]) == 1
             if alone and not obj.get("usage") and not x_groq and not logprobs:
                 self._learnable_fragment(tool_calls[0], choice)
 
     def _plain(self) -> None:
-        self.plain = not self.refusing and self.custom is None
+        self.plain = not self.refusing and self.custom is None and self.audio is None
 
     def _refuse(self, refusal: str, entries: list[Any] | None) -> None:
         """Structured outputs' refusal: visible text, its item marked `{"refusal": True}`
@@ -493,7 +543,7 @@ class OpenAIChat(MachineHandler):
     def _text_logprobs(self, entries: list[Any] | None) -> None:
         if entries is None:
             return
-        if self.asm.open_kind == "text" and not self.refusing:
+        if self.asm.open_kind == "text" and not self.refusing and self.audio is None:
             self.logprobs.extend(entries)
         else:
             self._no_item(entries, "logprobs with no text item open to take them")
@@ -560,8 +610,151 @@ class OpenAIChat(MachineHandler):
         self.extra = None
 
     def at_end(self) -> None:
-        """End of input, whatever the end: what waits for the open text is attached."""
+        """End of input, whatever the end: an audio answer's items end, what waits for
+        the open text is attached."""
+        self._end_audio()
         self._flush_text()
+
+    # --- audio output -----------------------------------------------------------------
+
+    def _audio(self, audio: Any) -> None:
+        """A chunk's `delta.audio`: its id first (another id is another answer), then
+        its pieces in the order the object holds them, then `expires_at`, the answer's
+        last word.  What cannot be read (a field of the wrong type, data that is no
+        base64, an expiry with no answer left to carry it) is left out, counted, and
+        the object kept as a side event."""
+        if type(audio) is not dict:
+            self.session.note("audio_unreadable", f"delta.audio is {shown(audio)}, not an object")
+            self._keep({"audio": audio})
+            return
+        wrong = [key for key in ("id", "data", "transcript") if type(audio.get(key)) not in (str, type(None))]
+        expires_at = audio.get("expires_at")
+        if expires_at is not None and type(expires_at) is not int:
+            wrong.append("expires_at")
+        if wrong:
+            self.session.note("audio_unreadable", f"delta.audio fields of the wrong type: {', '.join(wrong)}")
+        unread = bool(wrong)
+        pair = self.audio
+        audio_id = audio.get("id")
+        if audio_id and type(audio_id) is str:
+            if pair is not None and pair.id and audio_id != pair.id:
+                self._end_audio()
+                pair = None
+            if pair is None:
+                pair = self._begin_audio()
+            if not pair.id:
+                pair.id = audio_id
+        for key, value in audio.items():
+            if not value or type(value) is not str:
+                continue
+            if key == "data":
+                if pair is None:
+                    pair = self._begin_audio()
+                if not self._audio_data(pair, value):
+                    unread = True
+            elif key == "transcript":
+                if pair is None:
+                    pair = self._begin_audio()
+                self._transcript(pair, value)
+        if type(expires_at) is int:
+            if pair is None:
+                # the finish chunk ended the answer before it came
+                self.session.note("late_audio_expiry", "delta.audio.expires_at after its audio ended")
+                unread = True
+            else:
+                pair.expires_at = expires_at
+        if unread:
+            self._keep(audio)
+        if pair is not None and pair.expires_at is not None:
+            self._end_audio()
+
+    def _begin_audio(self) -> _Audio:
+        pair = self.audio = _Audio()
+        # no frame is taken on demand while it is open: a text chunk must end it first
+        self.hot = self.hot_args = None
+        self._plain()
+        return pair
+
+    def _audio_opens(self) -> None:
+        """The answer's first item begins: what was open before it ends."""
+        self._flush_text()
+        if self.custom is not None:
+            self._close_call(self.custom)
+        self.refusing = False
+        self.asm.close()
+
+    def _audio_data(self, pair: _Audio, text: str) -> bool:
+        """A base64 piece of the audio; False when it does not decode."""
+        try:
+            raw = binascii.a2b_base64(text, strict_mode=True)
+        except (binascii.Error, ValueError):
+            self.session.note("audio_data_not_base64", f"delta.audio.data {shown(text)} could not be decoded")
+            return False
+        if not raw:
+            return True
+        if pair.live == "data":
+            self.asm.inline_data(raw, AUDIO_PCM)
+        elif pair.live:
+            pair.held_data.append(raw)
+        else:
+            pair.live = "data"
+            self._audio_opens()
+            self.asm.inline_data(raw, AUDIO_PCM, True)
+        return True
+
+    def _transcript(self, pair: _Audio, text: str) -> None:
+        if pair.live == "transcript":
+            self.asm.text(text)
+        elif pair.live:
+            pair.held_text.append(text)
+        else:
+            pair.live = "transcript"
+            self._audio_opens()
+            self.asm.text(text, _TRANSCRIPT)
+
+    def _end_audio(self) -> None:
+        """The audio answer's live item ends (its fidelity on an empty delta before a
+        live audio's done), then the held kind goes out as an item of its own (a held
+        audio with the fidelity on its first delta; an id or expiry that came without
+        any data, on an audio of no bytes)."""
+        pair = self.audio
+        if pair is None:
+            return
+        self.audio = None
+        self._plain()
+        asm = self.asm
+        fidelity = pair.fidelity()
+        if pair.live == "data":
+            if fidelity is not None:
+                asm.fidelity(fidelity)
+            asm.close()
+            held_text = pair.held_text
+            if held_text:
+                asm.text(held_text[0], _TRANSCRIPT)
+                for text in held_text[1:]:
+                    asm.text(text)
+                asm.close()
+            return
+        if pair.live:
+            asm.close()  # the live transcript
+        elif fidelity is None:
+            return
+        else:
+            self._audio_opens()
+        held_data = pair.held_data
+        if held_data:
+            asm.inline_data(held_data[0], AUDIO_PCM, True, fidelity)
+            for raw in held_data[1:]:
+                asm.inline_data(raw, AUDIO_PCM)
+        elif fidelity is not None:
+            asm.inline_data(b"", AUDIO_PCM, True, fidelity)
+        else:
+            return
+        asm.close()
+
+    def _keep(self, data: dict[str, Any]) -> None:
+        pair = self.audio
+        self.session.side_event("audio", "info", pair.id or None if pair is not None else None, data)
 
     def _reasoning(self, delta: dict[str, Any]) -> None:
         reasons = delta.get("reasoning_details") or delta.get("reasoning_content") or delta.get("reasoning")

@@ -7,17 +7,28 @@
 # tool's call, fidelity `item_type` "custom": `type` "custom" and `custom.name` first,
 # its whole `custom.input` on one fragment at its done).  A text item's `logprobs`
 # fidelity is written as `choices[].logprobs` (`content`, or `refusal` for a refusal) on
-# the chunk of the delta that carries it, with its text if it has any.  The stop
-# is a chunk with the finish reason, then (`include_usage`) a usage chunk with
-# `choices: []`, then `data: [DONE]`.  Usage is written in the wire's meaning:
-# `prompt_tokens` counts cache reads, `completion_tokens` reasoning.
+# the chunk of the delta that carries it, with its text if it has any.  Audio output:
+# an inline_data item of the reader's AUDIO_PCM type goes out as `delta.audio` chunks
+# (base64 `data` per delta, its `id` on the first, its `expires_at` alone on a last
+# one), a text item whose fidelity is `audio_transcript` as `delta.audio.transcript`
+# pieces; other inline data has no place here.  The id is the fidelity's `audio_id`, or
+# `audio_<response id>` when the item has none: an audio whose fidelity comes after its
+# first delta (a live audio's rides on its last) is written once the id is known, as
+# the reader takes another id for another answer.  A piece's bytes short of a base64
+# quantum go with the next piece, so that the pieces joined (as the SDKs join them) are
+# one base64 text.  The stop is a chunk with the finish reason, then (`include_usage`)
+# a usage chunk with `choices: []`, then `data: [DONE]`.  Usage is written in the
+# wire's meaning: `prompt_tokens` counts cache reads, `completion_tokens` reasoning.
 from __future__ import annotations
 
+import base64
 from typing import Any, ClassVar
 
 from unievent._events import (
     DeltaItem,
     DoneItem,
+    InlineDataDelta,
+    InlineDataDone,
     StopEvent,
     TextDelta,
     ThinkingDelta,
@@ -27,7 +38,7 @@ from unievent._events import (
 )
 from unievent._generated import openai_chat as M
 from unievent._outcome import ProviderError
-from unievent._protocols.openai_chat import _CUSTOM, _FINISH_MAP, USAGE
+from unievent._protocols.openai_chat import _CUSTOM, _FINISH_MAP, AUDIO_PCM, USAGE
 from unievent._shared import json_text
 from unievent._writers.base import Writer, sse_frame
 
@@ -48,7 +59,7 @@ class OpenAIChatWriter(Writer):
     machine: ClassVar[Any] = M
     carries: ClassVar[frozenset[str]] = frozenset(
         {"reasoning_field", "signature", "format", "encrypted_content", "reasoning_id", "annotations", "refusal"}
-        | {"logprobs", "item_type"}
+        | {"logprobs", "item_type", "audio_transcript", "audio_id", "expires_at"}
     )
 
     def __init__(self, *args: Any) -> None:
@@ -58,6 +69,11 @@ class OpenAIChatWriter(Writer):
         self.role_sent = False
         self.refusing = False  # the open text item is a refusal: its text goes in `refusal`
         self.custom = False  # the open call is a custom tool's
+        self.transcript = False  # the open text item is an audio's transcript: its text goes in `audio.transcript`
+        self.audio: dict[str, Any] | None = None  # the open audio item's fidelity so far (None: no audio open)
+        self.audio_id_sent = False
+        self.waiting: list[bytes] = []  # the open audio's pieces until its id is known
+        self.carry = b""  # the open audio's bytes short of a base64 quantum, not written yet
 
     def _chunk(self, delta: dict[str, Any] | None, finish: str | None = None, logprobs: Any = None, **top: Any) -> None:
         options = self.options
@@ -81,7 +97,9 @@ class OpenAIChatWriter(Writer):
 
     def open(self, first: DeltaItem) -> None:
         if type(first) is TextDelta:
-            self.refusing = self.fidelity(first.fidelity).get("refusal") is True
+            kept = self.fidelity(first.fidelity)
+            self.refusing = kept.get("refusal") is True
+            self.transcript = kept.get("audio_transcript") is True
         elif type(first) is ThinkingDelta:
             field = (first.fidelity or {}).get("reasoning_field")
             # the field it came in; else OpenRouter's reasoning_details, which carry signatures
@@ -91,10 +109,18 @@ class OpenAIChatWriter(Writer):
             # read here without listing what is dropped: `delta` lists it
             own = self.fidelity_source in (None, self.protocol)
             self.custom = own and (first.fidelity or {}).get("item_type") == _CUSTOM
+        elif type(first) is InlineDataDelta:
+            self.audio = {} if first.mime_type == AUDIO_PCM else None
+            self.audio_id_sent = False
+            self.waiting = []
+            self.carry = b""
 
     def delta(self, item: DeltaItem) -> None:
         if type(item) is TextDelta:
             kept = self.fidelity(item.fidelity)
+            if self.transcript:
+                self._transcript(item.text, kept)
+                return
             annotations = kept.get("annotations")
             logprobs = kept.get("logprobs")
             if item.text or annotations or logprobs:
@@ -120,8 +146,61 @@ class OpenAIChatWriter(Writer):
             elif not item.arguments:
                 return
             self._chunk({"tool_calls": [call]})
+        elif type(item) is InlineDataDelta and self.audio is not None:
+            self._audio_piece(item)
         else:
             self.dropped.append(f"{item.type} (no place in Chat Completions)")
+
+    def _transcript(self, text: str, kept: dict[str, Any]) -> None:
+        self.dropped.extend(f"{key} (on an audio transcript)" for key in kept if key != "audio_transcript")
+        if text:
+            self._chunk({"audio": {"transcript": text}})
+
+    def _audio_piece(self, item: InlineDataDelta) -> None:
+        known = self.audio
+        assert known is not None
+        known.update(self.fidelity(item.fidelity))
+        if self.audio_id_sent:
+            self._audio_chunks([item.data], "")
+            return
+        audio_id = known.get("audio_id")
+        if not audio_id or type(audio_id) is not str:
+            self.waiting.append(item.data)
+            return
+        waiting, self.waiting = self.waiting, []
+        waiting.append(item.data)
+        self._audio_chunks(waiting, audio_id)
+
+    def _audio_chunks(self, pieces: list[bytes], audio_id: str) -> None:
+        """One chunk a piece (a piece that completes no base64 quantum, none), the id on
+        the first when it is given."""
+        for piece in pieces:
+            data = self.carry + piece if self.carry else piece
+            whole = len(data) - len(data) % 3
+            self.carry = data[whole:]
+            audio: dict[str, Any] = {}
+            if audio_id:
+                audio["id"] = audio_id
+                self.audio_id_sent = True
+                audio_id = ""
+            if whole:
+                audio["data"] = base64.b64encode(data[:whole]).decode()
+            if audio:
+                self._chunk({"audio": audio})
+
+    def _audio_end(self, known: dict[str, Any]) -> None:
+        """What waits for the id (made up if none came), the last bytes, then the expiry."""
+        if not self.audio_id_sent:
+            audio_id = known.get("audio_id")
+            made_up = f"audio_{self.options.response_id}"
+            waiting, self.waiting = self.waiting or [b""], []
+            self._audio_chunks(waiting, audio_id if audio_id and type(audio_id) is str else made_up)
+        if self.carry:
+            self._chunk({"audio": {"data": base64.b64encode(self.carry).decode()}})
+            self.carry = b""
+        expires_at = known.get("expires_at")
+        if type(expires_at) is int:
+            self._chunk({"audio": {"expires_at": expires_at}})
 
     def _logprobs(self, entries: Any) -> dict[str, Any]:
         """A choice's `logprobs` with the text's entries, under the field of its text."""
@@ -170,6 +249,10 @@ class OpenAIChatWriter(Writer):
         if self.custom and type(done) is ToolCallDone:
             self._custom_input(done)
             self.custom = False
+        elif self.audio is not None and type(done) is InlineDataDone:
+            known, self.audio = self.audio, None
+            self._audio_end(known)
+        self.transcript = False
 
     def stop(self, event: StopEvent) -> None:
         self._chunk({}, NATIVE_FINISH[event.finish_reason])
