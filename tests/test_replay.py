@@ -104,6 +104,33 @@ def test_openai_chat_gets_content_tool_calls_and_the_reasoning_field_it_came_in(
     check_turn("openai_chat", turn)
 
 
+def test_a_chat_audio_answer_goes_back_by_its_audio_id() -> None:
+    pcm = bytes(range(16))
+    chunks = [
+        {"role": "assistant", "content": None, "audio": {"id": "audio_1", "transcript": "Hi"}},
+        {"audio": {"transcript": " there."}},
+        {"audio": {"id": "audio_1", "data": base64.b64encode(pcm).decode()}},
+        {"audio": {"expires_at": 1730000000}},
+    ]
+    body = b"".join(
+        b"data: "
+        + json.dumps({"id": "c", "choices": [{"index": 0, "delta": delta, "finish_reason": None}]}).encode()
+        + b"\n\n"
+        for delta in chunks
+    )
+    body += b'data: {"id":"c","choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}\n\ndata: [DONE]\n\n'
+    message = decode("openai_chat", body).message
+    done = message.replay("openai_chat", source="openai_chat")
+    # the audio carries its transcript: the API takes the answer back by the audio's id
+    assert (done.json, done.left_out) == ({"role": "assistant", "audio": {"id": "audio_1"}}, ())
+    check_turn("openai_chat", done.json)
+    # from another provider there is no audio id: the transcript is the text, the audio is said
+    foreign = message.replay("openai_chat", source="gemini")
+    assert foreign.json == {"role": "assistant", "content": "Hi there."}
+    assert "inline_data audio/pcm; encoding=s16le; rate=24000; channels=1 without its audio id" in foreign.left_out[-1]
+    check_turn("openai_chat", foreign.json)
+
+
 def test_openrouter_signatures_go_back_in_reasoning_details() -> None:
     message = Message(
         "assistant",

@@ -128,6 +128,7 @@ def _anthropic(items: tuple[Any, ...], turn: _Turn) -> Any:
 
 def _openai_chat(items: tuple[Any, ...], turn: _Turn) -> Any:
     texts: list[str] = []
+    transcripts: list[str] = []
     calls: list[dict[str, Any]] = []
     message: dict[str, Any] = {"role": "assistant"}
     details: list[dict[str, Any]] = []
@@ -146,8 +147,11 @@ def _openai_chat(items: tuple[Any, ...], turn: _Turn) -> Any:
                 block.update({k: kept[k] for k in ("signature", "format") if k in kept})
                 details.append(block)
         elif type(item) is TextDone:
-            if turn.keep(item.fidelity, "text").get("refusal") is True:
+            kept = turn.keep(item.fidelity, "text")
+            if kept.get("refusal") is True:
                 message["refusal"] = message.get("refusal", "") + item.text
+            elif kept.get("audio_transcript") is True:
+                transcripts.append(item.text)
             else:
                 texts.append(item.text)
         elif type(item) is ToolCallDone:
@@ -156,9 +160,22 @@ def _openai_chat(items: tuple[Any, ...], turn: _Turn) -> Any:
             if "extra_content" in kept:
                 call["extra_content"] = kept["extra_content"]
             calls.append(call)
+        elif type(item) is InlineDataDone and item.mime_type.startswith("audio/"):
+            # the model's own audio goes back by its id (the API keeps it until its
+            # expires_at); its bytes are never sent
+            audio_id = turn.keep(item.fidelity, "inline_data").get("audio_id")
+            if type(audio_id) is str and audio_id:
+                message["audio"] = {"id": audio_id}
+            else:
+                turn.leave(
+                    f"inline_data {item.mime_type} without its audio id (Chat Completions takes audio back by id)"
+                )
         else:
             turn.leave(f"{item.type} (no place in a Chat Completions assistant message)")
-    message["content"] = "".join(texts) if texts else None
+    if "audio" not in message:
+        texts += transcripts  # no audio to say it: the transcript is the answer's text
+    if texts or "audio" not in message:  # as the API's own example: audio by id, no content
+        message["content"] = "".join(texts) if texts else None
     if details:
         message["reasoning_details"] = details
     if calls:
@@ -626,7 +643,7 @@ REPLAYS: dict[str, tuple[Any, frozenset[str]]] = {
         _openai_chat,
         frozenset(
             {"reasoning_field", "signature", "format", "encrypted_content", "reasoning_id", "extra_content", "refusal"}
-            | {"item_type"}
+            | {"item_type", "audio_transcript", "audio_id", "expires_at"}
         ),
     ),
     "openai_responses": (
