@@ -230,6 +230,46 @@ def suite_seeds() -> list[Seed]:
         {**at, "message": {"role": "assistant", "content": "!"}, "done": True, "done_reason": "stop",
          "total_duration": 1822, "prompt_eval_count": 26, "eval_count": 15, "eval_duration": 1159},
     ]
+    png = base64.b64encode(b"\x89PNG\r\n\x1a\n" + bytes(range(12))).decode()
+    pcm = [base64.b64encode(bytes(range(k, k + 6))).decode() for k in (0, 6, 12)]
+    chat_audio: list[dict[str, Any]] = [
+        {"id": "c", "choices": [{"index": 0, "delta": {"role": "assistant", "content": None, "audio": {"id": "audio_1", "transcript": "Hi"}}}]},
+        {"id": "c", "choices": [{"index": 0, "delta": {"audio": {"transcript": " there"}}}]},
+        {"id": "c", "choices": [{"index": 0, "delta": {"audio": {"id": "audio_1", "data": pcm[0]}}}]},
+        {"id": "c", "choices": [{"index": 0, "delta": {"audio": {"transcript": ".", "data": pcm[1]}}}]},
+        {"id": "c", "choices": [{"index": 0, "delta": {"audio": {"data": pcm[2]}}}]},
+        {"id": "c", "choices": [{"index": 0, "delta": {"audio": {"expires_at": 1730000000}}}]},
+        {"id": "c", "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]},
+    ]
+    where = {"item_id": "ig_1", "output_index": 1}
+    responses_image: list[dict[str, Any]] = [
+        {"type": "response.created", "response": {"id": "resp_2", "status": "in_progress", "output": []}},
+        {"type": "response.output_item.added", "output_index": 0, "item": {"id": "msg_1", "type": "message", "role": "assistant", "content": []}},
+        {"type": "response.output_text.delta", "item_id": "msg_1", "output_index": 0, "content_index": 0, "delta": "Here:"},
+        {"type": "response.output_item.done", "output_index": 0, "item": {"id": "msg_1", "type": "message", "role": "assistant", "status": "completed", "content": [{"type": "output_text", "text": "Here:", "annotations": []}]}},
+        {"type": "response.output_item.added", "output_index": 1, "item": {"id": "ig_1", "type": "image_generation_call", "status": "in_progress"}},
+        {"type": "response.image_generation_call.generating", **where},
+        {"type": "response.image_generation_call.partial_image", **where, "partial_image_index": 0, "partial_image_b64": png},
+        {"type": "response.image_generation_call.completed", **where},
+        {"type": "response.output_item.done", "output_index": 1, "item": {"id": "ig_1", "type": "image_generation_call", "status": "completed", "result": png, "output_format": "png", "revised_prompt": "a fox"}},
+        {"type": "response.completed", "response": {"id": "resp_2", "status": "completed", "output": [], "usage": {"input_tokens": 5, "output_tokens": 9}}},
+    ]
+    responses_image = [{**o, "sequence_number": n} for n, o in enumerate(responses_image)]
+    gemini_media: list[dict[str, Any]] = [
+        {"candidates": [{"content": {"role": "model", "parts": [{"inlineData": {"mimeType": "image/png", "data": png}}]}}]},
+        {"candidates": [{"content": {"role": "model", "parts": [{"text": "A fox, and how it sounds:"}]}}]},
+        *({"candidates": [{"content": {"role": "model", "parts": [{"inlineData": {"mimeType": "audio/L16;codec=pcm;rate=24000", "data": d}}]}}]} for d in pcm),
+        {"candidates": [{"content": {"role": "model", "parts": []}, "finishReason": "STOP"}], "usageMetadata": {"promptTokenCount": 4, "candidatesTokenCount": 7}},
+    ]
+    interactions_media: list[dict[str, Any]] = [
+        {"event_type": "interaction.created", "interaction": {"id": "int_2", "status": "in_progress"}},
+        {"event_type": "step.start", "index": 0, "step": {"type": "model_output"}},
+        {"event_type": "step.delta", "index": 0, "delta": {"type": "image", "data": png, "mime_type": "image/png"}},
+        *({"event_type": "step.delta", "index": 0, "delta": {"type": "audio", "data": d, "mime_type": "audio/l16", "sample_rate": 24000, "channels": 1}} for d in pcm),
+        {"event_type": "step.delta", "index": 0, "delta": {"type": "text", "text": "Done."}},
+        {"event_type": "step.stop", "index": 0},
+        {"event_type": "interaction.completed", "interaction": {"status": "completed", "usage": {"total_input_tokens": 5}}},
+    ]
     return [
         ("openai_chat", "suite/chat", b"".join(_frame(o, event=False) for o in chat) + b"data: [DONE]\n\n"),
         ("anthropic", "suite/anthropic", b"".join(_frame(o) for o in anthropic)),
@@ -244,6 +284,10 @@ def suite_seeds() -> list[Seed]:
         ("cohere", "suite/cohere", b"".join(_frame(o) for o in cohere) + b"data: [DONE]\n\n"),
         ("bedrock_converse", "suite/bedrock-converse", b"".join(_aws(name, o) for name, o in converse)),
         ("bedrock_invoke", "suite/bedrock-invoke", b"".join(_aws("chunk", {"bytes": base64.b64encode(orjson.dumps(o)).decode(), "p": "abcd"}) for o in anthropic)),
+        ("openai_chat", "suite/chat-audio", b"".join(_frame(o, event=False) for o in chat_audio) + b"data: [DONE]\n\n"),
+        ("openai_responses", "suite/responses-image", b"".join(_frame(o) for o in responses_image)),
+        ("gemini", "suite/gemini-media", b"".join(_frame(o, event=False) for o in gemini_media)),
+        ("gemini_interactions", "suite/interactions-media", b"".join(_frame(o, event=False) for o in interactions_media) + b"event: done\ndata: [DONE]\n\n"),
     ]
 
 
