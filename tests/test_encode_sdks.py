@@ -5,9 +5,6 @@ Skipped when an SDK is not installed."""
 
 from __future__ import annotations
 
-import threading
-from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import pytest
@@ -40,39 +37,6 @@ EVENTS: list[Event] = [
     StopEvent(Usage(cached_tokens=4, prompt_tokens=20, thoughts_tokens=5, response_tokens=12), "tool_call", 0),
 ]
 CONTENT_TYPE = {"gemini": "text/event-stream"}
-
-
-class _Handler(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
-    body = b""
-
-    def log_message(self, format: str, *args: Any) -> None:
-        pass
-
-    def do_POST(self) -> None:
-        self.rfile.read(int(self.headers.get("content-length") or 0))
-        self.send_response(200)
-        self.send_header("content-type", "text/event-stream")
-        self.send_header("content-length", str(len(self.body)))
-        self.end_headers()
-        self.wfile.write(self.body)
-
-
-@pytest.fixture
-def serving() -> Iterator[Any]:
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
-    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
-    thread.start()
-
-    def serve(body: bytes) -> str:
-        _Handler.body = body
-        return f"http://127.0.0.1:{server.server_address[1]}"
-
-    try:
-        yield serve
-    finally:
-        server.shutdown()
-        server.server_close()
 
 
 def test_the_openai_sdk_accumulates_what_the_chat_writer_wrote(serving: Any) -> None:

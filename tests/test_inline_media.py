@@ -17,9 +17,6 @@ as the same bytes.
 from __future__ import annotations
 
 import base64
-import threading
-from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import orjson
@@ -445,39 +442,6 @@ def test_what_a_wire_cannot_carry_is_in_dropped() -> None:
 
 
 # --- google-genai reads what the Gemini writer wrote ------------------------------------------------
-
-
-class _Handler(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
-    body = b""
-
-    def log_message(self, format: str, *args: Any) -> None:
-        pass
-
-    def do_POST(self) -> None:
-        self.rfile.read(int(self.headers.get("content-length") or 0))
-        self.send_response(200)
-        self.send_header("content-type", "text/event-stream")
-        self.send_header("content-length", str(len(self.body)))
-        self.end_headers()
-        self.wfile.write(self.body)
-
-
-@pytest.fixture
-def serving() -> Iterator[Any]:
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
-    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
-    thread.start()
-
-    def serve(body: bytes) -> str:
-        _Handler.body = body
-        return f"http://127.0.0.1:{server.server_address[1]}"
-
-    try:
-        yield serve
-    finally:
-        server.shutdown()
-        server.server_close()
 
 
 def test_google_genai_reads_the_same_bytes_from_the_gemini_writer(serving: Any) -> None:

@@ -15,11 +15,8 @@ import orjson
 import pytest
 
 import unievent
-from tests import test_encode_sdks
 from tests.helpers import chunk, decode_stream, decoder_on_path, items_of, split_everywhere, sse
 from unievent import DeltaEvent, Event, StopEvent, TextDelta, TextDone, ThinkingDelta, ThinkingDone, Usage
-
-serving = test_encode_sdks.serving  # the local server the SDKs read from
 
 
 def token(text: str, logprob: float, top: list[tuple[str, float]] | None = None) -> dict[str, Any]:

@@ -26,7 +26,6 @@ import pytest
 
 import unievent
 from tests.helpers import decode_stream, decoder_on_path
-from tests.test_encode_sdks import serving  # noqa: F401  (the fixture: a local server of a body)
 from unievent import (
     DeltaEvent,
     Message,
@@ -698,7 +697,7 @@ def test_the_writer_writes_each_call_back_as_the_item_it_came_as(name: str) -> N
         output_item.validate_python(item)
 
 
-def test_the_openai_sdk_shows_each_written_call_as_the_output_item_it_came_as(serving: Any) -> None:  # noqa: F811
+def test_the_openai_sdk_shows_each_written_call_as_the_output_item_it_came_as(serving: Any) -> None:
     openai = pytest.importorskip("openai")
     events, _ = decode(ALL_STREAMS["all six, with text"])
     base = serving(unievent.encode(events, "openai_responses", model=MODEL))

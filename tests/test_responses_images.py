@@ -35,7 +35,6 @@ from hypothesis import strategies as st
 
 import unievent
 from tests.helpers import decoder_on_path
-from tests.test_encode_sdks import serving  # noqa: F401  (the fixture: a local server of a body)
 from unievent import (
     DeltaEvent,
     InlineDataDelta,
@@ -361,7 +360,8 @@ def test_output_format_names_the_type(output_format: str, mime: str) -> None:
 
 def test_a_format_no_one_listed_yet_gives_way_to_bytes_that_say_what_they_are() -> None:
     body = wire(created(), *image_call(0, "ig_1", image_item("ig_1", b64(GIF), output_format="heic")), completed())
-    assert decode(body)[1].message.items[0].mime_type == "image/gif"
+    (image,) = decode(body)[1].message.items
+    assert isinstance(image, InlineDataDone) and image.mime_type == "image/gif"
 
 
 def test_a_call_closed_still_generating_with_its_whole_result_is_the_image() -> None:
@@ -662,7 +662,7 @@ def test_inline_data_that_is_no_image_has_no_place_in_responses() -> None:
 # --- the OpenAI SDK reads what the writer wrote ---------------------------------------------------
 
 
-def test_the_openai_sdk_stream_helper_reads_the_written_images(serving: Any) -> None:  # noqa: F811
+def test_the_openai_sdk_stream_helper_reads_the_written_images(serving: Any) -> None:
     openai = pytest.importorskip("openai")
     events, _ = decode(STREAMS["two images"])
     body, _ = written(events)
@@ -679,7 +679,7 @@ def test_the_openai_sdk_stream_helper_reads_the_written_images(serving: Any) -> 
     assert final.output_text == "Two pictures."
 
 
-def test_the_openai_sdk_raw_stream_reads_the_written_image(serving: Any) -> None:  # noqa: F811
+def test_the_openai_sdk_raw_stream_reads_the_written_image(serving: Any) -> None:
     openai = pytest.importorskip("openai")
     events, _ = decode(STREAMS["text then an image"])
     body, _ = written(events)
