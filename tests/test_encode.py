@@ -521,6 +521,25 @@ def test_mirobodys_tool_steps_and_final_records_are_written_back() -> None:
     assert again.message.items == outcome.message.items
 
 
+def test_ollama_writes_an_image_whole_and_has_no_place_for_audio() -> None:
+    png = b"\x89PNG\r\n\x1a\n" + bytes(range(8))
+    pcm = "audio/pcm; encoding=s16le; rate=24000; channels=1"
+    events: list[Event] = [
+        DeltaEvent(InlineDataDelta(png[:5], "image/png"), 0),
+        DeltaEvent(InlineDataDelta(png[5:], "image/png"), 0),
+        DeltaEvent(InlineDataDone(png, "image/png"), 0),
+        DeltaEvent(InlineDataDelta(b"\x00\x01", pcm), 0),
+        DeltaEvent(InlineDataDelta(b"\x02\x03", pcm), 0),
+        DeltaEvent(InlineDataDone(b"\x00\x01\x02\x03", pcm), 0),
+        StopEvent(Usage(), "stop", 0),
+    ]
+    encoder = unievent.StreamEncoder("ollama")
+    body = b"".join(encoder.push(event) for event in events) + encoder.finish()
+    _, outcome = decode("ollama", body)
+    assert outcome.message.items == (InlineDataDone(png, "image/png"),)  # one image, not two
+    assert encoder.dropped == [f"inline_data {pcm} (Ollama streams images only)"]
+
+
 def test_side_events_a_wire_has_no_place_for_are_listed_once_per_kind() -> None:
     encoder = unievent.StreamEncoder("openai_chat")
     for _ in range(3):

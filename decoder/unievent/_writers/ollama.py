@@ -4,8 +4,10 @@
 # Each text or thinking delta is a line with `message.content` or `message.thinking`;
 # a tool call is written whole at its done (`message.tool_calls` with its `id`, its
 # arguments as the text they arrived as); each image its own line with
-# `message.images`.  The last line has `done: true`, `done_reason` and the counts
-# (`prompt_eval_count`, `eval_count`).  An error is `{"error": "..."}`.
+# `message.images`, whole at its done (the reader makes each entry an image); other
+# inline data (audio) has no place, and is listed in `dropped`.  The last line has
+# `done: true`, `done_reason` and the counts (`prompt_eval_count`, `eval_count`).  An
+# error is `{"error": "..."}`.
 from __future__ import annotations
 
 import base64
@@ -13,7 +15,16 @@ from typing import Any, ClassVar
 
 import orjson
 
-from unievent._events import DeltaItem, DoneItem, InlineDataDelta, StopEvent, TextDelta, ThinkingDelta, ToolCallDelta
+from unievent._events import (
+    DeltaItem,
+    DoneItem,
+    InlineDataDelta,
+    InlineDataDone,
+    StopEvent,
+    TextDelta,
+    ThinkingDelta,
+    ToolCallDelta,
+)
 from unievent._generated import ollama as M
 from unievent._outcome import ProviderError
 from unievent._protocols.ollama import USAGE
@@ -57,11 +68,19 @@ class OllamaWriter(Writer):
         elif type(item) is ToolCallDelta:
             self.arguments.append(item.arguments)  # the call is written whole at its done
         elif type(item) is InlineDataDelta:
-            self._line({"content": "", "images": [base64.b64encode(item.data).decode()]})
+            if not item.mime_type.startswith("image/"):
+                self._no_place(f"inline_data {item.mime_type} (Ollama streams images only)")
+            # an image is written whole at its done: each `images` entry is an image
         else:
-            self.dropped.append(f"{item.type} (no place in Ollama's stream)")
+            self._no_place(f"{item.type} (no place in Ollama's stream)")
+
+    def _no_place(self, what: str) -> None:
+        if what not in self.dropped:
+            self.dropped.append(what)
 
     def close(self, done: DoneItem) -> None:
+        if type(done) is InlineDataDone and done.mime_type.startswith("image/"):
+            self._line({"content": "", "images": [base64.b64encode(done.data).decode()]})
         if done.type == "tool_call.done":
             raw = raw_arguments(self.arguments, done)
             self.arguments = []
