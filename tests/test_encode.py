@@ -33,6 +33,8 @@ from unievent import (
     FinishReason,
     InlineDataDelta,
     InlineDataDone,
+    InlineThinkingDelta,
+    InlineThinkingDone,
     Outcome,
     StopEvent,
     TextDelta,
@@ -545,3 +547,54 @@ def test_side_events_a_wire_has_no_place_for_are_listed_once_per_kind() -> None:
     for _ in range(3):
         encoder.push(unievent.SideEvent("anthropic", "server_tool_use", "start", "srvtoolu_1", {}, 0))
     assert encoder.dropped == ["side events server_tool_use"]
+
+
+# --- the documented table of what each wire keeps ---------------------------------------------
+
+ENCODING_DOC = Path(__file__).resolve().parent.parent / "docs" / "encoding.md"
+PNG = b"\x89PNG\r\n\x1a\n" + bytes(range(8))
+PCM = "audio/pcm; encoding=s16le; rate=24000; channels=1"
+
+
+def keeps_and_drops() -> dict[str, tuple[str, str]]:
+    """The rows of docs/encoding.md's "What each wire keeps and drops" table."""
+    text = ENCODING_DOC.read_text().split("### What each wire keeps and drops", 1)[1]
+    lines = text.split("\n| --- |", 1)[1].splitlines()[1:]
+    rows = lines[: next(i for i, line in enumerate(lines) if not line.startswith("|"))]
+    table = {}
+    for row in rows:
+        target, keys, items = (cell.strip() for cell in row.strip("|").split("|"))
+        table[target.strip("`")] = (keys, items)
+    return table
+
+
+def test_the_keeps_and_drops_table_lists_every_writer_with_the_keys_it_carries() -> None:
+    table = keeps_and_drops()
+    assert sorted(table) == TARGETS
+    for target, (keys, _) in table.items():
+        if target == "mmsp":
+            assert keys == "every key, whichever provider it came from"
+            continue
+        assert keys == (", ".join(f"`{key}`" for key in sorted(WRITERS[target].carries)) or "none"), target
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_the_keeps_and_drops_table_names_exactly_the_media_a_wire_loses(target: str) -> None:
+    """An image, a pcm16 audio and a thought image, each written alone and read back:
+    the table names a kind as having no place exactly when it does not come back."""
+    _, items = keeps_and_drops()[target]
+    probes: dict[str, tuple[Any, Any]] = {
+        "images": (InlineDataDelta(PNG, "image/png"), InlineDataDone(PNG, "image/png")),
+        "audio": (InlineDataDelta(b"\x00\x01", PCM), InlineDataDone(b"\x00\x01", PCM)),
+        "thought images": (InlineThinkingDelta(PNG, "image/png"), InlineThinkingDone(PNG, "image/png")),
+    }
+    for kind, (delta, done) in probes.items():
+        encoder = unievent.StreamEncoder(target)
+        events: list[Event] = [DeltaEvent(delta, 0), DeltaEvent(done, 0), StopEvent(Usage(), "stop", 0)]
+        body = b"".join(encoder.push(event) for event in events) + encoder.finish()
+        _, outcome = decode(target, body)
+        lost = not any(getattr(item, "data", None) == done.data and type(item) is type(done) for item in outcome.message.items)
+        said = items == "everything but embeddings" or any(part.strip() == kind for part in items.split(","))
+        if kind == "audio" and target == "openai_chat":  # other inline data than pcm16 audio
+            said = False
+        assert lost == said, (target, kind, items)
