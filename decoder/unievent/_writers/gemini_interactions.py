@@ -59,7 +59,7 @@ def _media_fields(mime: str) -> tuple[dict[str, Any], str]:
     its reader composes from them again."""
     kind, *params = (param.strip() for param in mime.split(";"))
     fields: dict[str, Any] = {"mime_type": kind}
-    if kind.startswith("audio/"):
+    if not kind.startswith("image/"):
         for param in params:
             name, _, value = (word.strip() for word in param.partition("="))
             field = {"rate": "sample_rate", "channels": "channels"}.get(name.lower())
@@ -108,11 +108,13 @@ class GeminiInteractionsWriter(Writer):
             thought = type(first) is InlineThinkingDelta
             mime: str = inline.mime_type
             # a thought's summary holds text and images; an output, images and audio too
-            if not mime.startswith(("image/",) if thought else ("image/", "audio/")):
+            # (audio: an audio type, or one with the rate or channels its reader adds)
+            self.media, readback = _media_fields(mime)
+            audio = mime.startswith("audio/") or "sample_rate" in self.media or "channels" in self.media
+            if not mime.startswith("image/") and (thought or not audio):
                 where, what = ("thought", "images") if thought else ("model_output", "images and audio")
                 self.dropped.append(f"{first.type} {mime} (an Interactions {where} takes {what})")
                 return
-            self.media, readback = _media_fields(mime)
             if readback != mime:
                 self.dropped.append(
                     f"mime_type {mime} (read back as {readback}: Interactions has no field for the rest)"

@@ -36,6 +36,11 @@ __all__ = ["OllamaWriter"]
 DONE_REASON: dict[str, str] = {"stop": "stop", "tool_call": "stop", "length": "length", "unknown": "unknown"}
 
 
+def _is_image(mime: str) -> bool:
+    """An image type, or the reader's name for an image of a type its bytes do not say."""
+    return mime.startswith("image/") or mime == "application/octet-stream"
+
+
 class OllamaWriter(Writer):
     protocol: ClassVar[str] = "ollama"
     #: Ollama's server sends its NDJSON lines so
@@ -68,7 +73,7 @@ class OllamaWriter(Writer):
         elif type(item) is ToolCallDelta:
             self.arguments.append(item.arguments)  # the call is written whole at its done
         elif type(item) is InlineDataDelta:
-            if not item.mime_type.startswith("image/"):
+            if not _is_image(item.mime_type):
                 self._no_place(f"inline_data {item.mime_type} (Ollama streams images only)")
             # an image is written whole at its done: each `images` entry is an image
         else:
@@ -79,7 +84,7 @@ class OllamaWriter(Writer):
             self.dropped.append(what)
 
     def close(self, done: DoneItem) -> None:
-        if type(done) is InlineDataDone and done.mime_type.startswith("image/"):
+        if type(done) is InlineDataDone and _is_image(done.mime_type):
             self._line({"content": "", "images": [base64.b64encode(done.data).decode()]})
         if done.type == "tool_call.done":
             raw = raw_arguments(self.arguments, done)

@@ -64,10 +64,15 @@ def responses_usage(usage: Usage) -> dict[str, Any]:
     return USAGE.write(usage)
 
 
+#: what the reader names a result whose bytes and format say no image type
+_UNKNOWN: Final = "application/octet-stream"
+
+
 def _image_type(mime: str) -> str | None:
-    """An image's MIME type without parameters, or None for any other type."""
+    """An image's MIME type without parameters (the reader's name for bytes of no known
+    image type included), or None for any other type."""
     bare = mime.partition(";")[0].strip().lower()
-    return bare if bare.startswith("image/") and len(bare) > len("image/") else None
+    return bare if (bare.startswith("image/") and len(bare) > len("image/")) or bare == _UNKNOWN else None
 
 
 def output_format(mime: str) -> str:
@@ -343,7 +348,7 @@ class OpenAIResponsesWriter(Writer):
         self.item["status"] = "completed"
         self.item["result"] = binascii.b2a_base64(done.data, newline=False).decode()
         fields: dict[str, Any] = {key: kept[key] for key in IMAGE_FIELDS if key in kept}
-        if not kept:
+        if not kept and _image_type(done.mime_type) != _UNKNOWN:
             fields["output_format"] = output_format(done.mime_type)
         self.item.update(fields)
 
