@@ -8,6 +8,7 @@
 # of a received value therefore cannot raise.
 from __future__ import annotations
 
+import binascii
 from typing import Any, Final
 
 import orjson
@@ -22,6 +23,7 @@ __all__ = [
     "as_int",
     "as_list",
     "as_str",
+    "base64_bytes",
     "carries_content",
     "code_of",
     "error_of",
@@ -171,3 +173,23 @@ def usage_counts(plan: tuple[tuple[str, str, str], ...], usage: dict[str, Any]) 
             out[name] = value
     return out
 
+
+_URL_SAFE: Final = str.maketrans("-_", "+/")
+
+
+def base64_bytes(text: str, url_safe: bool = False) -> bytes | None:
+    """The bytes a base64 string holds, or None when it is no base64.  Line breaks (a
+    MIME encoder's) and missing padding are forgiven, and with `url_safe` the URL-safe
+    alphabet too; any other character refuses the text, where a lenient reader would
+    skip it and make other bytes (junk into an empty image) without a word."""
+    if url_safe and ("-" in text or "_" in text):
+        text = text.translate(_URL_SAFE)
+    if "\n" in text or "\r" in text or " " in text or "\t" in text:
+        text = "".join(text.split())
+    short = len(text) % 4
+    if short:
+        text += "=" * (4 - short)  # a length one past a group is no base64: refused below
+    try:
+        return binascii.a2b_base64(text, strict_mode=True)
+    except (binascii.Error, ValueError):  # not base64, or not ASCII
+        return None

@@ -61,7 +61,6 @@
 # The OpenAI-compatible Gemini endpoint speaks openai_chat: see that module.
 from __future__ import annotations
 
-import binascii
 import re
 from typing import Any, ClassVar, Final
 
@@ -73,7 +72,16 @@ from unievent._generated import gemini as M
 from unievent._ondemand import Runs, ValueTemplate
 from unievent._outcome import ProviderError
 from unievent._session import MachineHandler, Session
-from unievent._shared import MAX_DEPTH, code_of, json_string_body, json_text, shown, str_or_none, usage_counts
+from unievent._shared import (
+    MAX_DEPTH,
+    base64_bytes,
+    code_of,
+    json_string_body,
+    json_text,
+    shown,
+    str_or_none,
+    usage_counts,
+)
 from unievent._usage_wire import UsageWire
 
 __all__ = ["Gemini", "enum_name", "normalize_gemini_finish", "wire_bytes"]
@@ -162,28 +170,10 @@ def _usages(holes: list[bytes]) -> list[Any]:
     return parsed
 
 
-_URL_SAFE: Final = str.maketrans("-_", "+/")
-
-
 def wire_bytes(text: str) -> bytes | None:
-    """The bytes of a base64 field of a Google API's JSON, or None when it is no base64.
-
-    proto3 JSON readers must take the standard and the URL-safe alphabet, padded or
-    not, so all four are read (line breaks too, as MIME encoders wrap).  Anything else
-    is refused rather than read leniently: a lenient reader skips the characters it
-    does not know, which turns URL-safe text into other bytes and junk into an empty
-    image without a word."""
-    if "-" in text or "_" in text:
-        text = text.translate(_URL_SAFE)
-    if "\n" in text or "\r" in text or " " in text or "\t" in text:
-        text = "".join(text.split())
-    short = len(text) % 4
-    if short:
-        text += "=" * (4 - short)  # a length one past a group is no base64: refused below
-    try:
-        return binascii.a2b_base64(text, strict_mode=True)
-    except (binascii.Error, ValueError):
-        return None
+    """The bytes of a base64 field of a Google API's JSON, or None when it is no base64:
+    proto3 JSON readers must take the standard and the URL-safe alphabet, padded or not."""
+    return base64_bytes(text, url_safe=True)
 
 
 def normalize_gemini_finish(native: str | None, made_calls: bool) -> FinishReason:

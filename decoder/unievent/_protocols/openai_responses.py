@@ -66,7 +66,6 @@
 # `sequence_number` (older recordings) are not checked.
 from __future__ import annotations
 
-import binascii
 from collections.abc import Callable
 from typing import Any, ClassVar, Final
 
@@ -84,6 +83,7 @@ from unievent._shared import (
     as_int,
     as_list,
     as_str,
+    base64_bytes,
     code_of,
     error_of,
     json_string_body,
@@ -336,24 +336,6 @@ def image_mime(output_format: Any, data: bytes) -> str:
     if sniffed == "application/octet-stream" and fmt and _FORMAT_CHARS.issuperset(fmt):
         return "image/" + fmt
     return sniffed
-
-
-def _base64_bytes(value: Any) -> bytes:
-    """The bytes a base64 string holds (none for anything else).  Line breaks (a MIME
-    encoder's) and missing padding are forgiven; any other character refuses the text,
-    where a lenient reader would skip it and make other bytes without a word."""
-    if type(value) is not str:
-        return b""
-    text: str = value
-    if "\n" in text or "\r" in text or " " in text or "\t" in text:
-        text = "".join(text.split())
-    short = len(text) % 4
-    if short:
-        text += "=" * (4 - short)  # a length one past a group stays refused below
-    try:
-        return binascii.a2b_base64(text, strict_mode=True)
-    except (binascii.Error, ValueError):  # not base64, or not ASCII
-        return b""
 
 
 def _image_fidelity(done: dict[str, Any], image_id: str | None) -> dict[str, Any] | None:
@@ -1215,7 +1197,7 @@ class OpenAIResponses(MachineHandler):
         if done.get("status") == "failed" or result is None or result == "":
             return False
         image_id = _str(done.get("id")) or item_id
-        data = _base64_bytes(result)
+        data = base64_bytes(result) if type(result) is str else None
         if not data:
             what = f"the result of image_generation_call {image_id or '(no id)'}"
             self.session.note("inline_data_not_base64", f"{what} could not be decoded: {shown(result)}")
