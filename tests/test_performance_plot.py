@@ -54,7 +54,7 @@ def test_the_drawing_is_deterministic_and_has_a_bar_per_protocol_build_and_feed(
     ]
     assert sorted(bars) == sorted(expected)
     assert len(bars) == 4 * len(plot.protocols_of(rows))
-    for label in ("floor 1.0x", "compiled gate 1.3x", "pure gate 1.6x"):
+    for label in ("floor 1.0x", "compiled gate 1.2x", "pure gate 2.0x"):
         assert label in drawn
 
 

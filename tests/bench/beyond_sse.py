@@ -25,8 +25,8 @@ from typing import Any
 
 import orjson
 
-import unievent
-from unievent._framing.aws_eventstream import encode_frame
+# unievent is imported where it is used: run.py's floors import this module in a
+# Python that may not have unievent (a peer's own environment)
 
 WORDS = ["the", " capital", " of", " France", " is", " Paris", ",", " and", " it", " has", " é", " 世界", " ✓"]
 Pieces = list[bytes]
@@ -85,6 +85,8 @@ def _padded(rng: random.Random, obj: dict[str, Any]) -> bytes:
 
 
 def bedrock_converse(rng: random.Random, n: int) -> bytes:
+    from unievent._framing.aws_eventstream import encode_frame
+
     out = [encode_frame(_headers("messageStart"), _padded(rng, {"role": "assistant"}))]
     out += [
         encode_frame(_headers("contentBlockDelta"), _padded(rng, {"contentBlockIndex": 0, "delta": {"text": t}}))
@@ -111,6 +113,8 @@ def _anthropic_events(rng: random.Random, n: int) -> list[dict[str, Any]]:
 
 
 def bedrock_invoke(rng: random.Random, n: int) -> bytes:
+    from unievent._framing.aws_eventstream import encode_frame
+
     frames = []
     for obj in _anthropic_events(rng, n):
         chunk = {"bytes": base64.b64encode(orjson.dumps(obj)).decode()}
@@ -122,38 +126,51 @@ def anthropic(rng: random.Random, n: int) -> bytes:
     return _sse(_anthropic_events(rng, n))
 
 
-def floor_lines(pieces: Pieces) -> None:
+# The floors return how many payloads they parsed (run.py checks the count).
+
+
+def floor_lines(pieces: Pieces) -> int:
     loads = orjson.loads
+    n = 0
     for line in b"".join(pieces).split(b"\n"):
         if line:
             loads(line)
+            n += 1
+    return n
 
 
-def floor_sse(pieces: Pieces) -> None:
+def floor_sse(pieces: Pieces) -> int:
     loads = orjson.loads
+    n = 0
     for frame in b"".join(pieces).split(b"\n\n"):
         i = frame.find(b"data: ")
         if i >= 0 and frame[i + 6 : i + 7] == b"{":
             loads(frame[i + 6 :])
+            n += 1
+    return n
 
 
-def floor_aws(pieces: Pieces, inner: bool = False) -> None:
+def floor_aws(pieces: Pieces, inner: bool = False) -> int:
     data = b"".join(pieces)
     loads = orjson.loads
-    pos = 0
+    pos = n = 0
     while pos < len(data):
         total, headers = struct.unpack_from(">II", data, pos)
         obj = loads(data[pos + 12 + headers : pos + total - 4])
         if inner:
             loads(base64.b64decode(obj["bytes"]))
+        n += 1
         pos += total
+    return n
 
 
-def floor_aws_inner(pieces: Pieces) -> None:
-    floor_aws(pieces, inner=True)
+def floor_aws_inner(pieces: Pieces) -> int:
+    return floor_aws(pieces, inner=True)
 
 
 def decode(protocol: str, pieces: Pieces) -> None:
+    import unievent
+
     decoder = unievent.StreamDecoder(protocol)  # type: ignore[call-overload]
     for piece in pieces:
         decoder.push(piece)
@@ -186,7 +203,7 @@ def split(data: bytes) -> Pieces:
     return out
 
 
-STREAMS: list[tuple[str, Callable[[random.Random, int], bytes], Callable[[Pieces], None]]] = [
+STREAMS: list[tuple[str, Callable[[random.Random, int], bytes], Callable[[Pieces], int]]] = [
     ("anthropic", anthropic, floor_sse),
     ("ollama", ollama, floor_lines),
     ("cohere", cohere, floor_sse),
@@ -199,6 +216,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--reps", type=int, default=5)
     args = parser.parse_args()
+    import unievent
+
     print(f"unievent {'compiled' if unievent.COMPILED else 'pure'}\n")
     print("| protocol | events | MB | feed | unievent ms | floor ms | ratio |")
     print("|---|---:|---:|---|---:|---:|---:|")

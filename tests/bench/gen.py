@@ -1,7 +1,8 @@
-"""Deterministic generator of provider streaming bodies (SSE bytes) with ground truth.
+"""Deterministic generator of provider streaming bodies with ground truth.
 
-Three protocols, each shaped like what the provider actually sends (compact JSON with
-raw UTF-8, the providers' field order and their per-event bookkeeping fields):
+Four SSE protocols written here, each shaped like what the provider actually sends
+(compact JSON with raw UTF-8, the providers' field order and their per-event
+bookkeeping fields):
 
 * ``openai_chat``: ``data: {chat.completion.chunk}`` events; a role chunk, content
   deltas of 3-5 characters, 2 or 4 parallel tool calls streamed by index, a finish
@@ -12,30 +13,46 @@ raw UTF-8, the providers' field order and their per-event bookkeeping fields):
 * ``openai_responses``: ``event: <type>`` + ``data: <json>`` with a sequence_number;
   a reasoning item (summary deltas, encrypted_content), a message item (output_text
   deltas), 2 or 4 function_call items, and response.completed with output and usage.
+* ``gemini``: ``data: <record>`` + CRLF CRLF, a thought part or a text part per record
+  with usage on every record, and a functionCall record with the finish reason.
+
+and four whose bodies are beyond_sse.py's text answers (imported from there when first
+built), their ground truth read back from the generated payloads:
+
+* ``ollama`` (NDJSON lines), ``cohere`` (SSE, ``event:`` + ``data:``, then
+  ``data: [DONE]``), ``bedrock_converse`` and ``bedrock_invoke`` (the AWS binary event
+  stream; invoke's frames carry Anthropic's events as base64 in ``{"bytes": ...}``).
 
 The same (protocol, n_events, seed) always gives the same bytes, so runs compare.
 
     python tests/bench/gen.py               # sizes of the benchmark streams
-    python tests/bench/gen.py --write DIR   # also write them as DIR/<protocol>_<size>.sse
+    python tests/bench/gen.py --write DIR   # also write them as DIR/<protocol>_<size>.<ext>
 """
 
 from __future__ import annotations
 
 import argparse
+import base64
 import random
 import string
+import struct
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 import orjson
 
-PROTOCOLS = ("openai_chat", "anthropic", "openai_responses", "gemini")
+#: the protocols whose bodies beyond_sse.py generates (text answers) and floors
+BEYOND_SSE = ("ollama", "cohere", "bedrock_converse", "bedrock_invoke")
+PROTOCOLS = ("openai_chat", "anthropic", "openai_responses", "gemini", *BEYOND_SSE)
 #: what separates two records on each protocol's wire (Gemini's SSE: CRLF CRLF)
 SEPARATORS = {"gemini": b"\r\n\r\n"}
-SIZES = {"small": 300, "large": 20_000}  # target number of SSE events per stream
+#: how each protocol's records are framed: SSE unless named here
+FRAMING = {"ollama": "lines", "bedrock_converse": "aws", "bedrock_invoke": "aws"}
+SIZES = {"small": 300, "large": 20_000}  # target number of events (records) per stream
 FEEDS = ("whole", "split")
 
 JsonObj = dict[str, Any]
@@ -81,8 +98,8 @@ class Stream:
 
     protocol: str
     data: bytes
-    n_events: int  # SSE events, pings and [DONE] included
-    n_payloads: int  # events whose data is JSON (all but [DONE])
+    n_events: int  # records: SSE events (pings and [DONE] included), lines or frames
+    n_payloads: int  # records whose data is JSON (all but [DONE])
     text: str
     thinking: str
     tool_calls: tuple[ToolCall, ...]
@@ -543,7 +560,7 @@ def gemini(n_events: int, seed: int = 0) -> Stream:
     thinking = prose(rng, budget * 30 // 100 * 12)  # records carry more text than chat deltas
     text = prose(rng, budget * 65 // 100 * 12)
     tool = ToolCall("call_s_1", "get_weather", '{"city":"Oslo","days":3}')
-    signature = _rand_id(rng, 344, _ALNUM + "+/") + "=="
+    signature = _rand_id(rng, 344, _ALNUM + "+/")  # base64 of 258 bytes: the SDK decodes it
     prompt = 800 + rng.randint(0, 200)
     response_id = _rand_id(rng, 22)
     parts: list[bytes] = []
@@ -571,6 +588,59 @@ def gemini(n_events: int, seed: int = 0) -> Stream:
 
 
 _BUILDERS["gemini"] = gemini
+
+
+# --------------------------------------------------------------------------- beyond SSE
+
+
+def beyond_sse_stream(protocol: str, n_events: int, seed: int = 0) -> Stream:
+    """beyond_sse.py's body of n_events text deltas, with its ground truth read back."""
+    import beyond_sse as bodies  # imports unievent (its event-stream frame writer)
+
+    rng = random.Random(f"{protocol}/{n_events}/{seed}")
+    data = getattr(bodies, protocol)(rng, n_events)
+    records = _records(protocol, data)
+    payloads = [orjson.loads(r) for r in records if r != b"[DONE]"]
+    if protocol == "bedrock_invoke":  # Anthropic's events, base64 in each frame
+        payloads = [orjson.loads(base64.b64decode(p["bytes"])) for p in payloads]
+    text = "".join(_text_of(protocol, p) for p in payloads)
+    return Stream(protocol, data, len(records), len(payloads), text, "", ())
+
+
+def _records(protocol: str, data: bytes) -> list[bytes]:
+    """The payload of every record on the wire, in order (``[DONE]`` included)."""
+    framing = FRAMING.get(protocol, "sse")
+    if framing == "lines":
+        return data.split(b"\n")[:-1]
+    if framing == "sse":
+        return [f[f.index(b"data: ") + 6 :] for f in data.split(b"\n\n")[:-1]]
+    out = []
+    pos = 0
+    while pos < len(data):  # prelude: total length, headers length, CRC
+        total, headers = struct.unpack_from(">II", data, pos)
+        out.append(data[pos + 12 + headers : pos + total - 4])
+        pos += total
+    return out
+
+
+def _text_of(protocol: str, obj: JsonObj) -> str:
+    """The answer text one payload of beyond_sse.py's shapes carries."""
+    if protocol == "ollama":
+        return str(obj["message"]["content"])
+    if protocol == "cohere":
+        if obj["type"] != "content-delta":
+            return ""
+        return str(obj["delta"]["message"]["content"]["text"])
+    if protocol == "bedrock_converse":
+        return str(obj.get("delta", {}).get("text", ""))
+    delta = obj.get("delta", {})  # bedrock_invoke: an Anthropic event
+    return str(delta["text"]) if delta.get("type") == "text_delta" else ""
+
+
+_BUILDERS.update({p: partial(beyond_sse_stream, p) for p in BEYOND_SSE})
+
+#: the file extension of each framing (gen.py --write)
+_EXTENSIONS = {"sse": "sse", "lines": "ndjson", "aws": "eventstream"}
 
 
 def build(protocol: str, n_events: int, seed: int = 0) -> Stream:
@@ -617,7 +687,8 @@ def main(argv: list[str]) -> int:
             if args.write:
                 out = Path(args.write)
                 out.mkdir(parents=True, exist_ok=True)
-                (out / f"{protocol}_{size}.sse").write_bytes(s.data)
+                ext = _EXTENSIONS[FRAMING.get(protocol, "sse")]
+                (out / f"{protocol}_{size}.{ext}").write_bytes(s.data)
     return 0
 
 
