@@ -52,6 +52,9 @@ HOT = _CORE + tuple(
         if path.name != "__init__.py"
     )
 )
+#: hand-written C extension modules, built beside mypyc's (each has a pure-Python
+#: stand-in of the same name, which `unievent._purity` hands out under UNIEVENT_PURE=1)
+C_MODULES = {"unievent._gcfree": "unievent/_gcfree.c"}
 #: mypyc's C output depends on its version: one pin for every compiled build
 MYPYC = "mypy==2.4.1"
 #: mypy checks the whole package (a module's parent package is always checked, and
@@ -151,7 +154,7 @@ def _artifacts() -> list[Path]:
     """What an earlier compiled editable build left in the source tree."""
     src = ROOT / SRC
     found = list(src.glob("unievent__mypyc.*"))
-    for rel in HOT:
+    for rel in (*HOT, *C_MODULES.values()):
         path = src / rel
         found += path.parent.glob(f"{path.stem}.*.so")
         found += path.parent.glob(f"{path.stem}.*.pyd")
@@ -166,7 +169,8 @@ def _clean_in_place() -> None:
 
 
 def _write_hashes() -> None:
-    lines = [f"{hashlib.sha256((ROOT / SRC / rel).read_bytes()).hexdigest()}  {rel}\n" for rel in HOT]
+    compiled = (*HOT, *C_MODULES.values())
+    lines = [f"{hashlib.sha256((ROOT / SRC / rel).read_bytes()).hexdigest()}  {rel}\n" for rel in compiled]
     (ROOT / SRC / HASHES).write_text("".join(lines))
 
 
@@ -204,4 +208,6 @@ def extensions() -> list[Any]:
         os.chdir(cwd)
     if phase == "editable":
         _write_hashes()
-    return list(exts)
+    from setuptools import Extension  # noqa: PLC0415
+
+    return [*exts, *(Extension(name, [f"{SRC}/{rel}"]) for name, rel in C_MODULES.items())]

@@ -318,6 +318,24 @@ class RequestWriters:
 REQUEST_WRITERS = RequestWriters()
 
 
+#: the classes whose decoder-built instances the compiled build takes off the cyclic
+#: garbage collector's lists when they refer to atomic values only (unievent._gcfree):
+#: they cannot be part of a reference cycle, so the collector has nothing to find there
+ATOMIC_KINDS: tuple[type, ...] = (
+    DeltaEvent,
+    TextDelta,
+    TextDone,
+    ThinkingDelta,
+    ThinkingDone,
+    ToolCallDelta,
+    ToolCallDone,
+    InlineDataDelta,
+    InlineDataDone,
+    InlineThinkingDelta,
+    InlineThinkingDone,
+)
+
+
 # --- cheap constructors for decoder-built objects ---------------------------------------
 # Setting slots through their member descriptors skips attrs' __init__ and the frozen
 # __setattr__ guard; the result is an ordinary frozen instance (assignment still raises).

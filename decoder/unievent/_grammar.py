@@ -16,6 +16,7 @@ import orjson
 
 from unievent._errors import GrammarError
 from unievent._events import (
+    ATOMIC_KINDS,
     FINISH_REASONS,
     ContentItem,
     DeltaEvent,
@@ -39,6 +40,7 @@ from unievent._events import (
     fast_delta_event,
     slot_setter,
 )
+from unievent._gcfree import untrack
 from unievent._generated import group_grammar as G
 from unievent._ondemand import interpreted
 from unievent._outcome import Anomalies
@@ -340,6 +342,14 @@ _set_thinking_fidelity: Final = slot_setter(ThinkingDelta, "fidelity")
 # loop steps to set up and saves about a third of each step after; compiled, the loop
 # over the values is native and cheaper than either.
 _BY_COLUMNS: Final = interpreted()
+# Compiled, a run's events leave the cyclic collector's lists as soon as they are built
+# (unievent._gcfree), before a collection during a long push can walk them; run as
+# Python source there is nothing that can untrack them
+_UNTRACK: Final = not interpreted()
+_ATOMIC_KINDS: Final = ATOMIC_KINDS
+# events untracked together: well under the collector's young threshold (700 objects,
+# two an event), so that a young collection meets few of them still tracked
+_UNTRACK_EVERY: Final = 64
 _COLUMN_RUN: Final = 16  # values in a run, at least, for building it by columns
 
 _STATE_TEXT: Final = G.STATE_OF_KIND[G.K_TEXT]
@@ -495,6 +505,7 @@ class Assembler:
             return
         now = self.now
         out = self.out
+        first = len(out)
         parts = self._parts
         for value in rest:
             if value:
@@ -506,6 +517,11 @@ class Assembler:
                 _set_event_item(event, item)
                 _set_event_created(event, now)
                 out.append(event)
+                if _UNTRACK and len(out) - first >= _UNTRACK_EVERY:
+                    untrack(out, first, _ATOMIC_KINDS)
+                    first = len(out)
+        if _UNTRACK:
+            untrack(out, first, _ATOMIC_KINDS)
 
     def _by_columns(
         self,

@@ -1,0 +1,204 @@
+"""The compiled build takes the decoder's atomic events off the cyclic garbage
+collector's lists (unievent._gcfree): an event that refers only to strings, numbers,
+None or untracked containers cannot be part of a reference cycle, so the collector has
+nothing to find there and is spared walking tens of thousands of them after a
+whole-body push.  The events themselves do not change, the pure-Python build leaves
+them tracked, reference counting still frees them, anything that could hold a cycle
+stays tracked, and the collector's own settings are never touched.
+"""
+
+from __future__ import annotations
+
+import gc
+import importlib.util
+import weakref
+from typing import Any
+
+import orjson
+import pytest
+
+import unievent
+from tests.helpers import decode_stream, split_at
+from unievent import DeltaEvent, TextDelta, ThinkingDelta, ToolCallDelta
+from unievent._events import ATOMIC_KINDS
+
+compiled_only = pytest.mark.skipif(not unievent.COMPILED, reason="the compiled build is not installed")
+
+
+def _sse(*events: dict[str, Any]) -> bytes:
+    return b"".join(b"event: " + e["type"].encode() + b"\ndata: " + orjson.dumps(e) + b"\n\n" for e in events)
+
+
+def _anthropic(deltas: int, citation: bool = False) -> bytes:
+    """A message with a thinking block, a long text block and a tool call."""
+    start: dict[str, Any] = {"type": "message_start", "message": {"id": "msg_1", "type": "message", "role": "assistant",
+             "model": "claude-test", "content": [], "usage": {"input_tokens": 3, "output_tokens": 1}}}
+    body: list[dict[str, Any]] = [start, {"type": "content_block_start", "index": 0, "content_block": {"type": "thinking", "thinking": ""}}]
+    body += [{"type": "content_block_delta", "index": 0, "delta": {"type": "thinking_delta", "thinking": f"t{i} "}}
+             for i in range(3)]
+    body += [{"type": "content_block_delta", "index": 0, "delta": {"type": "signature_delta", "signature": "c2ln"}},
+             {"type": "content_block_stop", "index": 0},
+             {"type": "content_block_start", "index": 1, "content_block": {"type": "text", "text": ""}}]
+    body += [{"type": "content_block_delta", "index": 1, "delta": {"type": "text_delta", "text": f"w{i} "}}
+             for i in range(deltas)]
+    if citation:
+        cite = {"type": "char_location", "cited_text": "x", "document_index": 0, "start_char_index": 0,
+                "end_char_index": 1}
+        body.append({"type": "content_block_delta", "index": 1, "delta": {"type": "citations_delta", "citation": cite}})
+    body += [{"type": "content_block_stop", "index": 1},
+             {"type": "content_block_start", "index": 2,
+              "content_block": {"type": "tool_use", "id": "toolu_1", "name": "f", "input": {}}},
+             {"type": "content_block_delta", "index": 2, "delta": {"type": "input_json_delta", "partial_json": '{"a": 1}'}},
+             {"type": "content_block_stop", "index": 2},
+             {"type": "message_delta", "delta": {"stop_reason": "tool_use"}, "usage": {"output_tokens": 9}},
+             {"type": "message_stop"}]
+    return _sse(*body)
+
+
+def _untracked(event: Any) -> bool:
+    item = event.item if isinstance(event, DeltaEvent) else None
+    return not gc.is_tracked(event) and (item is None or not gc.is_tracked(item))
+
+
+# --- the compiled build: what it untracks -------------------------------------------------------
+
+
+@compiled_only
+@pytest.mark.parametrize("feed", ["whole", "pieces", "bytes"])
+def test_every_event_of_atomic_values_leaves_the_collectors_lists(feed: str) -> None:
+    body = _anthropic(300)
+    feeds: dict[str, bytes | list[bytes]] = {
+        "whole": body,
+        "pieces": split_at(body, list(range(0, len(body), 97))),
+        "bytes": [body[i : i + 1] for i in range(len(body))],
+    }
+    pieces = feeds[feed]
+    events, outcome = decode_stream("anthropic", pieces)
+    assert outcome.end == "complete"
+    deltas = [e for e in events if isinstance(e, DeltaEvent)]
+    assert {type(e.item) for e in deltas} >= {TextDelta, ThinkingDelta, ToolCallDelta}
+    # the one event that keeps a tracked container: the signature's fidelity is a dict
+    # of strings, which CPython does not track either, so every delta event is untracked
+    assert [e for e in deltas if not _untracked(e)] == []
+    assert gc.is_tracked(events[-1])  # the stop event (with its usage) is left as it is
+
+
+@compiled_only
+def test_an_event_whose_fidelity_holds_a_list_stays_tracked() -> None:
+    events, _ = decode_stream("anthropic", _anthropic(20, citation=True))
+    cited = [e for e in events if isinstance(e, DeltaEvent) and "citations" in (getattr(e.item, "fidelity", None) or {})]
+    assert cited, "the citation rides on a text item's fidelity"
+    assert all(gc.is_tracked(e) and gc.is_tracked(e.item) for e in cited)
+    assert sum(not _untracked(e) for e in events if isinstance(e, DeltaEvent)) == len(cited)
+
+
+@compiled_only
+def test_a_whole_push_leaves_no_tracked_object_per_event() -> None:
+    body = _anthropic(5000)
+    decoder = unievent.StreamDecoder("anthropic")
+    gc.collect()
+    before = len(gc.get_objects())
+    events = decoder.push(body)
+    grown = len(gc.get_objects()) - before
+    assert len(events) > 5000
+    assert grown < 100, f"{grown} more tracked objects for {len(events)} events"
+
+
+# --- both builds: the events are the same, freed as before, settings untouched -------------------
+
+
+def test_the_collectors_settings_are_left_as_they_were() -> None:
+    settings = (gc.isenabled(), gc.get_threshold(), gc.get_freeze_count(), list(gc.callbacks))
+    decode_stream("anthropic", _anthropic(2000))
+    gc.disable()
+    try:
+        decode_stream("anthropic", _anthropic(2000))
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
+    assert (gc.isenabled(), gc.get_threshold(), gc.get_freeze_count(), list(gc.callbacks)) == settings
+
+
+def test_untracked_events_are_equal_to_built_ones_and_freed_by_reference_counting() -> None:
+    events, _ = decode_stream("anthropic", _anthropic(50))
+    first_text = next(e for e in events if isinstance(e, DeltaEvent) and isinstance(e.item, TextDelta))
+    assert first_text == DeltaEvent(item=TextDelta(text="w0 "), created_at=0)
+    assert hash(first_text) == hash(DeltaEvent(item=TextDelta(text="w0 "), created_at=0))
+    gone = weakref.ref(first_text)
+    del events, first_text
+    assert gone() is None  # no collection needed
+
+
+# --- the module itself (compiled: the C extension; pure: its stand-in, which does nothing) ---------
+
+
+def _gcfree() -> Any:
+    import unievent._gcfree as module
+
+    return module
+
+
+def _extension() -> bool:
+    spec = importlib.util.find_spec("unievent._gcfree")
+    return spec is not None and spec.origin is not None and not spec.origin.endswith(".py")
+
+
+extension_only = pytest.mark.skipif(not _extension(), reason="the compiled build is not installed")
+
+
+@extension_only
+def test_untrack_takes_only_the_given_classes_from_start_on() -> None:
+    untrack = _gcfree().untrack
+    made = [DeltaEvent(item=TextDelta(text=str(i)), created_at=0) for i in range(4)]
+    other = [[1], [2]]  # lists: not a given class
+    objects: list[Any] = [*made, *other]
+    untrack(objects, 2, ATOMIC_KINDS)
+    assert [gc.is_tracked(e) for e in made] == [True, True, False, False]
+    assert [gc.is_tracked(e.item) for e in made] == [True, True, False, False]
+    assert all(gc.is_tracked(o) for o in other)
+    untrack(objects, 0, (TextDelta,))  # the events are not of the given class: kept, items and all
+    assert [gc.is_tracked(e) for e in made[:2]] == [True, True]
+    assert [gc.is_tracked(e.item) for e in made[:2]] == [True, True]
+    untrack([e.item for e in made], 0, (TextDelta,))
+    assert not any(gc.is_tracked(e.item) for e in made)
+
+
+@extension_only
+def test_untrack_leaves_an_event_that_could_hold_a_cycle_and_the_cycle_is_still_collected() -> None:
+    untrack = _gcfree().untrack
+
+    class Node:
+        pass
+
+    node = Node()
+    loop: list[Any] = [node]
+    loop.append(loop)  # a cycle, reachable from the event's fidelity only
+    event = DeltaEvent(item=TextDelta(text="x", fidelity={"loop": loop}), created_at=0)
+    untrack([event], 0, ATOMIC_KINDS)
+    assert gc.is_tracked(event) and gc.is_tracked(event.item)
+    gone = weakref.ref(node)
+    del node, loop, event
+    gc.collect()
+    assert gone() is None
+
+
+@extension_only
+def test_untrack_refuses_what_is_not_a_list_and_a_tuple() -> None:
+    untrack = _gcfree().untrack
+    with pytest.raises(TypeError):
+        untrack((), 0, ATOMIC_KINDS)
+    with pytest.raises(TypeError):
+        untrack([], 0, list(ATOMIC_KINDS))
+    with pytest.raises(TypeError):
+        untrack([])
+
+
+def test_the_pure_stand_in_does_nothing() -> None:
+    from unievent._gcfree import untrack as pure_untrack  # noqa: F401  (the module imports in either build)
+
+    path = importlib.util.find_spec("unievent._gcfree")
+    assert path is not None
+    if not _extension():
+        event = DeltaEvent(item=TextDelta(text="x"), created_at=0)
+        _gcfree().untrack([event], 0, ATOMIC_KINDS)
+        assert gc.is_tracked(event)
