@@ -20,7 +20,7 @@ import pytest
 import unievent
 from tests.helpers import decode_stream, split_at
 from unievent import DeltaEvent, TextDelta, ThinkingDelta, ToolCallDelta
-from unievent._events import ATOMIC_KINDS
+from unievent._events import ATOMIC_KINDS, UNTRACK_FROM
 
 compiled_only = pytest.mark.skipif(not unievent.COMPILED, reason="the compiled build is not installed")
 
@@ -64,28 +64,39 @@ def _untracked(event: Any) -> bool:
 
 
 @compiled_only
-@pytest.mark.parametrize("feed", ["whole", "pieces", "bytes"])
-def test_every_event_of_atomic_values_leaves_the_collectors_lists(feed: str) -> None:
+@pytest.mark.parametrize("feed", ["whole", "halves"])
+def test_every_event_of_atomic_values_a_long_push_returns_leaves_the_collectors_lists(feed: str) -> None:
     body = _anthropic(300)
-    feeds: dict[str, bytes | list[bytes]] = {
-        "whole": body,
-        "pieces": split_at(body, list(range(0, len(body), 97))),
-        "bytes": [body[i : i + 1] for i in range(len(body))],
-    }
-    pieces = feeds[feed]
+    pieces = [body] if feed == "whole" else split_at(body, [len(body) // 2])
     events, outcome = decode_stream("anthropic", pieces)
     assert outcome.end == "complete"
     deltas = [e for e in events if isinstance(e, DeltaEvent)]
     assert {type(e.item) for e in deltas} >= {TextDelta, ThinkingDelta, ToolCallDelta}
-    # the one event that keeps a tracked container: the signature's fidelity is a dict
-    # of strings, which CPython does not track either, so every delta event is untracked
+    # the signature's fidelity is a dict of strings, which CPython does not track
+    # either, so every delta event is untracked
     assert [e for e in deltas if not _untracked(e)] == []
     assert gc.is_tracked(events[-1])  # the stop event (with its usage) is left as it is
 
 
 @compiled_only
+def test_the_events_of_a_push_that_returns_a_few_stay_tracked() -> None:
+    # a streaming consumer mostly drops them before any collection meets them, and
+    # untracking would cost more than the collector spends on them
+    body = _anthropic(300)
+    decoder = unievent.StreamDecoder("anthropic")
+    pieces = split_at(body, list(range(0, len(body), 97)))
+    for piece in pieces:
+        events = decoder.push(piece)
+        assert len(events) < UNTRACK_FROM
+        assert all(gc.is_tracked(e) for e in events)
+    long_push = unievent.StreamDecoder("anthropic").push(body)
+    assert len(long_push) >= UNTRACK_FROM
+    assert not any(gc.is_tracked(e) for e in long_push if isinstance(e, DeltaEvent))
+
+
+@compiled_only
 def test_an_event_whose_fidelity_holds_a_list_stays_tracked() -> None:
-    events, _ = decode_stream("anthropic", _anthropic(20, citation=True))
+    events, _ = decode_stream("anthropic", _anthropic(200, citation=True))
     cited = [e for e in events if isinstance(e, DeltaEvent) and "citations" in (getattr(e.item, "fidelity", None) or {})]
     assert cited, "the citation rides on a text item's fidelity"
     assert all(gc.is_tracked(e) and gc.is_tracked(e.item) for e in cited)

@@ -22,7 +22,7 @@ import orjson
 
 from unievent._detect import Undetected, from_content_type, from_frame, from_payload, from_url
 from unievent._errors import DecoderStateError, DecoderUsageError, FrameTooLargeError, UniEventError
-from unievent._events import ATOMIC_KINDS, DoneItem, Event, Message, ToolCallDone
+from unievent._events import ATOMIC_KINDS, UNTRACK_FROM, DoneItem, Event, Message, ToolCallDone
 from unievent._framing import FRAME_JUNK, FRAME_OK, FRAME_OVER, Framer, FrameSink, RunSink
 from unievent._framing.aws_eventstream import AWSEventStreamFramer
 from unievent._framing.json_body import JSONBodyFramer
@@ -47,10 +47,13 @@ _EVERY_FRAMING: Final = tuple(FRAMERS)
 _MAX_HELD: Final = 64  # frames an `auto` decoder holds waiting for one that names the protocol
 _WATCHED: Final = 8  # first frames of an explicit protocol sniffed for another protocol
 _SHORTEST_TOO_DEEP: Final = 2 * (MAX_DEPTH + 1)
-# Compiled, the events a push returns leave the cyclic collector's lists (see
-# unievent._gcfree and tests/bench/README.md, "The whole-body cost")
+# Compiled, the events of a push that returns many leave the cyclic collector's lists
+# (see unievent._gcfree and tests/bench/README.md, "The whole-body cost"); those of a
+# push that returns a few are mostly dropped before any collection, and untracking
+# them would cost more than the collector spends on them
 _UNTRACK: Final = not interpreted()
 _ATOMIC_KINDS: Final = ATOMIC_KINDS
+_UNTRACK_FROM: Final = UNTRACK_FROM
 
 
 def _now_ms() -> int:
@@ -220,7 +223,7 @@ class StreamDecoder:
                 self._refuse(error, "frame_too_large", f"a {error.what} over the cap of {error.limit} bytes")
                 error.events = out
                 raise
-        if _UNTRACK:
+        if _UNTRACK and len(out) >= _UNTRACK_FROM:
             untrack(out, 0, _ATOMIC_KINDS)
         return out
 
@@ -253,7 +256,7 @@ class StreamDecoder:
                 self._fail_arguments(failure)
                 end = "failed"
         self._ended = end
-        if _UNTRACK:
+        if _UNTRACK and len(out) >= _UNTRACK_FROM:
             untrack(out, 0, _ATOMIC_KINDS)
         return out, self._outcome(end, pending)
 

@@ -334,6 +334,10 @@ ATOMIC_KINDS: tuple[type, ...] = (
     InlineThinkingDelta,
     InlineThinkingDone,
 )
+#: the fewest events a push returns (or a run builds) for the compiled build to untrack
+#: them: a streaming consumer mostly drops a few events before any collection meets
+#: them, and untracking costs more than the collector would spend on them
+UNTRACK_FROM = 64
 
 
 # --- cheap constructors for decoder-built objects ---------------------------------------

@@ -18,6 +18,7 @@ from unievent._errors import GrammarError
 from unievent._events import (
     ATOMIC_KINDS,
     FINISH_REASONS,
+    UNTRACK_FROM,
     ContentItem,
     DeltaEvent,
     DoneItem,
@@ -342,14 +343,14 @@ _set_thinking_fidelity: Final = slot_setter(ThinkingDelta, "fidelity")
 # loop steps to set up and saves about a third of each step after; compiled, the loop
 # over the values is native and cheaper than either.
 _BY_COLUMNS: Final = interpreted()
-# Compiled, a run's events leave the cyclic collector's lists as soon as they are built
-# (unievent._gcfree), before a collection during a long push can walk them; run as
-# Python source there is nothing that can untrack them
+# Compiled, a long run's events leave the cyclic collector's lists (unievent._gcfree)
+# 64 at a time as they are built, well under the collector's young threshold (700
+# objects, two an event), so that a collection during a long push meets few of them
+# still tracked; the rest of a long push's events go at its end (StreamDecoder.push).
+# Run as Python source there is nothing that can untrack them.
 _UNTRACK: Final = not interpreted()
 _ATOMIC_KINDS: Final = ATOMIC_KINDS
-# events untracked together: well under the collector's young threshold (700 objects,
-# two an event), so that a young collection meets few of them still tracked
-_UNTRACK_EVERY: Final = 64
+_UNTRACK_EVERY: Final = UNTRACK_FROM
 _COLUMN_RUN: Final = 16  # values in a run, at least, for building it by columns
 
 _STATE_TEXT: Final = G.STATE_OF_KIND[G.K_TEXT]
@@ -520,8 +521,6 @@ class Assembler:
                 if _UNTRACK and len(out) - first >= _UNTRACK_EVERY:
                     untrack(out, first, _ATOMIC_KINDS)
                     first = len(out)
-        if _UNTRACK:
-            untrack(out, first, _ATOMIC_KINDS)
 
     def _by_columns(
         self,
