@@ -178,7 +178,7 @@ def decode(protocol: str, pieces: Pieces) -> None:
     assert outcome.end == "complete", (protocol, outcome.end, outcome.error)
 
 
-def median_seconds(run: Callable[[], None], reps: int) -> float:
+def median_seconds(run: Callable[[], object], reps: int) -> float:
     times = []
     for _ in range(reps):
         gc.collect()

@@ -20,6 +20,7 @@ import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import GenericAlias
 from typing import Any
 
 import orjson
@@ -186,6 +187,11 @@ def _floor_split_joined(protocol: str) -> Run:
 # type alone), so that a new event type costs an exception, not a failure.
 
 
+def _list_of(item: Any) -> Any:
+    """`list[item]` for a struct type made at run time (a value, not a static type)."""
+    return GenericAlias(list, (item,))
+
+
 def floor_msgspec(protocol: str) -> Run:
     """The floor with msgspec.json.Decoder into typed structs instead of orjson.loads."""
     msgspec = load("msgspec")
@@ -299,10 +305,10 @@ def _msgspec_types(msgspec: Any, protocol: str) -> tuple[Any, Any]:
     if protocol == "openai_chat":
         fn = struct_("Function", [("name", str), ("arguments", str)])
         call = struct_("ToolCallDelta", [("index", int), ("id", str), ("function", fn)])
-        delta = struct_("Delta", [("content", str), ("reasoning_content", str), ("tool_calls", list[call])])
+        delta = struct_("Delta", [("content", str), ("reasoning_content", str), ("tool_calls", _list_of(call))])
         choice = struct_("Choice", [("index", int), ("delta", delta), ("finish_reason", str)])
         usage = struct_("Usage", [("prompt_tokens", int), ("completion_tokens", int), ("total_tokens", int)])
-        return struct_("Chunk", [("choices", list[choice]), ("usage", usage)]), None
+        return struct_("Chunk", [("choices", _list_of(choice)), ("usage", usage)]), None
 
     if protocol in ("anthropic", "bedrock_invoke"):
         usage = struct_(
@@ -380,7 +386,7 @@ def _msgspec_types(msgspec: Any, protocol: str) -> tuple[Any, Any]:
     if protocol == "gemini":
         call = struct_("FunctionCall", [("name", str), ("args", dict[str, Any])])
         part = struct_("Part", [("text", str), ("thought", bool), ("functionCall", call)])
-        content = struct_("Content", [("parts", list[part]), ("role", str)])
+        content = struct_("Content", [("parts", _list_of(part)), ("role", str)])
         candidate = struct_("Candidate", [("content", content), ("finishReason", str), ("index", int)])
         usage = struct_(
             "UsageMetadata",
@@ -391,13 +397,13 @@ def _msgspec_types(msgspec: Any, protocol: str) -> tuple[Any, Any]:
                 ("totalTokenCount", int),
             ],
         )
-        return struct_("Record", [("candidates", list[candidate]), ("usageMetadata", usage)]), None
+        return struct_("Record", [("candidates", _list_of(candidate)), ("usageMetadata", usage)]), None
 
     if protocol == "ollama":
         fn = struct_("Function", [("name", str), ("arguments", dict[str, Any])])
         call = struct_("ToolCall", [("function", fn)])
         message = struct_(
-            "Message", [("content", str), ("thinking", str), ("tool_calls", list[call])]
+            "Message", [("content", str), ("thinking", str), ("tool_calls", _list_of(call))]
         )
         line = struct_(
             "Line",

@@ -2,6 +2,7 @@
 
     python tests/bench/run.py --json wall.json
     python tests/bench/wallplot.py --data wall.json --out docs/_static/wallclock.svg
+    python tests/bench/wallplot.py --data wall.json --table   # the same ratios in Markdown
 
 Each panel shows one protocol's largest stream in the data (large, unless the run was
 `--quick`), fed whole and split: a bar per contender (floor_msgspec, unievent compiled,
@@ -16,6 +17,7 @@ fixed hash salt, text kept as text, no date in the metadata.
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import math
 import sys
@@ -28,6 +30,8 @@ LABELS = {"unievent": "unievent (compiled)", "unievent_pure": "unievent (pure Py
 COLORS = {"floor_msgspec": "#9e9e9e", "unievent": "#1f5fa8", "unievent_pure": "#7fb2e5"}
 PEER_COLORS = ("#e08a2e", "#c0392b", "#7d4e9f", "#2e8b57", "#b8860b", "#8c564b", "#d46aa5", "#5f6b2e")
 COLUMNS = 4
+SDKS = ("openai_sdk", "anthropic_sdk", "google_genai")  # one column in the table: the provider's SDK
+SDK = "the provider's SDK"
 
 
 def ratios(cells: list[dict[str, Any]]) -> tuple[str, dict[str, dict[tuple[str, str], float]]]:
@@ -47,10 +51,10 @@ def ratios(cells: list[dict[str, Any]]) -> tuple[str, dict[str, dict[tuple[str, 
 
 
 def draw(data: dict[str, Any], out: str) -> None:
-    import matplotlib
-
+    # through importlib, as Any: matplotlib is optional (the `bench` extra)
+    matplotlib: Any = importlib.import_module("matplotlib")
     matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt: Any = importlib.import_module("matplotlib.pyplot")
 
     matplotlib.rcParams.update(
         {
@@ -129,13 +133,43 @@ def draw(data: dict[str, Any], out: str) -> None:
     plt.close(fig)
 
 
+def table(data: dict[str, Any]) -> str:
+    """The same ratios as a Markdown table (the README's): a row per protocol, a column
+    per contender, each cell `whole / split`; then the run's date, machine and versions."""
+    size, panels = ratios(data["cells"])
+    seen = [c["contender"] for c in data["cells"] if c.get("mode", "decode") == "decode"]
+    names = [n for n in dict.fromkeys(seen) if n not in NOT_BARS]
+    first = ("unievent", "unievent_pure", "floor_msgspec")
+    names = [*first, *dict.fromkeys(SDK if n in SDKS else n for n in names if n not in first)]
+    lines = [
+        "| protocol | " + " | ".join(LABELS.get(n, n) for n in names) + " |",
+        "|---|" + "---|" * len(names),
+    ]
+    for protocol, panel in panels.items():
+        row = []
+        for name in names:
+            found = [n for n in SDKS if any(k[0] == n for k in panel)] if name == SDK else [name]
+            got = [panel.get((found[0], feed)) if found else None for feed in ("whole", "split")]
+            row.append(" / ".join(f"{r:.2f}x" if r is not None and r < 10 else f"{r:.0f}x" if r else "-" for r in got))
+        lines.append(f"| {protocol} | " + " | ".join(row) + " |")
+    info = data.get("machine", {})
+    versions = ", ".join(f"{k} {v}" for k, v in info.items() if k not in ("date", "cpu"))
+    reps = data.get("options", {}).get("reps", "")
+    lines += ["", f"{size} streams, whole / split; measured {info.get('date', '')} on {info.get('cpu', '')}; {versions}; reps {reps}."]
+    return "\n".join(lines)
+
+
 def main(argv: list[str]) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else "")
     ap.add_argument("--data", required=True, metavar="FILE", help="run.py's --json output")
     ap.add_argument("--out", default="docs/_static/wallclock.svg", metavar="FILE")
+    ap.add_argument("--table", action="store_true", help="print the ratios as a Markdown table instead")
     args = ap.parse_args(argv)
     with open(args.data) as f:
         data = json.load(f)
+    if args.table:
+        print(table(data))
+        return 0
     draw(data, args.out)
     print(f"wrote {args.out}")
     return 0
