@@ -10,6 +10,7 @@ page's tables (tests/bench/plot.py's docstring has the commands).
 from __future__ import annotations
 
 import importlib
+import json
 import re
 import sys
 from pathlib import Path
@@ -25,6 +26,11 @@ sys.path.insert(0, str(ROOT / "tests" / "bench"))
 plot: Any = importlib.import_module("plot")  # the benchmark's drawing of count.py's ratios
 
 REGENERATE = "python tests/bench/plot.py"
+# the wall-clock run (run.py --json) the README's performance table and wallclock.svg show
+WALL_DATA = ROOT / "docs" / "_static" / "wallclock.json"
+WALL_DRAWING = ROOT / "docs" / "_static" / "wallclock.svg"
+README = ROOT / "README.md"
+wallplot: Any = importlib.import_module("wallplot")
 
 
 def table_lines(text: str) -> list[str]:
@@ -102,7 +108,7 @@ def test_the_page_shows_the_ratios_of_the_data_whole_and_split() -> None:
 def test_the_page_embeds_the_drawing_and_says_how_to_regenerate_it() -> None:
     text = page()
     embedded = re.findall(r"^:::\{figure\} (\S+\.svg)$", text, flags=re.M)
-    assert [(PAGE.parent / path).resolve() for path in embedded] == [DRAWING.resolve()]
+    assert [(PAGE.parent / path).resolve() for path in embedded] == [DRAWING.resolve(), WALL_DRAWING.resolve()]
     assert "python tests/bench/count.py --events 1000 --no-gate > docs/_static/counts.txt" in text
     assert REGENERATE in text
 
@@ -118,3 +124,28 @@ def test_the_page_embeds_the_drawing_and_says_how_to_regenerate_it() -> None:
 def test_plot_refuses_what_is_not_counts_output(text: str) -> None:
     with pytest.raises(ValueError):
         plot.parse(text)
+
+
+# --- the wall clock: one run of run.py, its table in the README, its drawing ---------------------
+
+
+def test_the_readme_shows_the_table_of_the_wall_clock_run_verbatim() -> None:
+    data = json.loads(WALL_DATA.read_text(encoding="utf-8"))
+    expected = wallplot.table(data).splitlines()
+    text = README.read_text(encoding="utf-8")
+    lines = text.splitlines()
+    start = lines.index(expected[0])
+    assert lines[start : start + len(expected)] == expected, "README.md's wall-clock table differs from wallclock.json"
+    assert "python tests/bench/wallplot.py --data docs/_static/wallclock.json --table" in text
+    assert "docs/_static/wallclock.svg" in text
+
+
+def test_the_wall_clock_run_has_every_protocol_whole_and_split_in_both_builds() -> None:
+    data = json.loads(WALL_DATA.read_text(encoding="utf-8"))
+    size, panels = wallplot.ratios(data["cells"])
+    assert size == "large"
+    assert set(panels) == set(plot.protocols_of(plot.read(DATA)))
+    for protocol, panel in panels.items():
+        for build in ("unievent", "unievent_pure", "floor_msgspec"):
+            assert {(build, "whole"), (build, "split")} <= set(panel), (protocol, build)
+    assert WALL_DRAWING.read_text(encoding="utf-8").startswith("<?xml")
