@@ -22,16 +22,15 @@ import orjson
 
 from unievent._detect import Undetected, from_content_type, from_frame, from_payload, from_url
 from unievent._errors import DecoderStateError, DecoderUsageError, FrameTooLargeError, UniEventError
-from unievent._events import ATOMIC_KINDS, UNTRACK_FROM, DoneItem, Event, Message, ToolCallDone
+from unievent._events import DoneItem, Event, Message, ToolCallDone
 from unievent._framing import FRAME_JUNK, FRAME_OK, FRAME_OVER, Framer, FrameSink, RunSink
 from unievent._framing.aws_eventstream import AWSEventStreamFramer
 from unievent._framing.json_body import JSONBodyFramer
 from unievent._framing.ndjson import NDJSONFramer
 from unievent._framing.sniff import FRAMERS, FramingSniffer, make_framer
 from unievent._framing.sse import DEFAULT_MAX_FRAME, SSEFramer
-from unievent._gcfree import untrack
-from unievent._grammar import ArgumentsError
-from unievent._ondemand import fast_paths_enabled, interpreted
+from unievent._grammar import ArgumentsError, release
+from unievent._ondemand import fast_paths_enabled
 from unievent._outcome import End, Outcome, ProviderError
 from unievent._protocols import PROTOCOLS, ProtocolSpec
 from unievent._session import DEFAULT_MAX_RETAINED, Handler, Session
@@ -47,13 +46,6 @@ _EVERY_FRAMING: Final = tuple(FRAMERS)
 _MAX_HELD: Final = 64  # frames an `auto` decoder holds waiting for one that names the protocol
 _WATCHED: Final = 8  # first frames of an explicit protocol sniffed for another protocol
 _SHORTEST_TOO_DEEP: Final = 2 * (MAX_DEPTH + 1)
-# Compiled, the events of a push that returns many leave the cyclic collector's lists
-# (see unievent._gcfree and tests/bench/README.md, "The whole-body cost"); those of a
-# push that returns a few are mostly dropped before any collection, and untracking
-# them would cost more than the collector spends on them
-_UNTRACK: Final = not interpreted()
-_ATOMIC_KINDS: Final = ATOMIC_KINDS
-_UNTRACK_FROM: Final = UNTRACK_FROM
 
 
 def _now_ms() -> int:
@@ -223,8 +215,7 @@ class StreamDecoder:
                 self._refuse(error, "frame_too_large", f"a {error.what} over the cap of {error.limit} bytes")
                 error.events = out
                 raise
-        if _UNTRACK and len(out) >= _UNTRACK_FROM:
-            untrack(out, 0, _ATOMIC_KINDS)
+        release(out)  # a long push's events leave the cyclic collector's lists (compiled)
         return out
 
     def finish(self) -> tuple[list[Event], Outcome]:
@@ -256,8 +247,7 @@ class StreamDecoder:
                 self._fail_arguments(failure)
                 end = "failed"
         self._ended = end
-        if _UNTRACK and len(out) >= _UNTRACK_FROM:
-            untrack(out, 0, _ATOMIC_KINDS)
+        release(out)  # a long push's events leave the cyclic collector's lists (compiled)
         return out, self._outcome(end, pending)
 
     def abort(self) -> Outcome:

@@ -318,11 +318,8 @@ class RequestWriters:
 REQUEST_WRITERS = RequestWriters()
 
 
-#: the classes whose decoder-built instances the compiled build takes off the cyclic
-#: garbage collector's lists when they refer to atomic values only (unievent._gcfree):
-#: they cannot be part of a reference cycle, so the collector has nothing to find there
-ATOMIC_KINDS: tuple[type, ...] = (
-    DeltaEvent,
+#: every content item class, deltas and dones (the JSON mapping reads items by these)
+ITEM_CLASSES: tuple[type[Any], ...] = (
     TextDelta,
     TextDone,
     ThinkingDelta,
@@ -333,7 +330,16 @@ ATOMIC_KINDS: tuple[type, ...] = (
     InlineDataDone,
     InlineThinkingDelta,
     InlineThinkingDone,
+    EmbeddingDelta,
+    EmbeddingDone,
+    ImageUrlDone,
+    ToolResultDone,
 )
+#: the classes whose decoder-built instances the compiled build takes off the cyclic
+#: garbage collector's lists when they refer to atomic values only (unievent._gcfree):
+#: they cannot be part of a reference cycle, so the collector has nothing to find there
+#: (an item holding a list, such as an embedding's vector, stays tracked)
+ATOMIC_KINDS: tuple[type, ...] = (DeltaEvent, *ITEM_CLASSES)
 #: the fewest events a push returns (or a run builds) for the compiled build to untrack
 #: them: a streaming consumer mostly drops a few events before any collection meets
 #: them, and untracking costs more than the collector would spend on them

@@ -48,7 +48,7 @@ from unievent._outcome import Anomalies
 from unievent._shared import too_deep
 from unievent._side import SideEvent
 
-__all__ = ["ArgumentsError", "Assembler", "GrammarChecker", "ValidationSummary", "validate"]
+__all__ = ["ArgumentsError", "Assembler", "GrammarChecker", "ValidationSummary", "release", "validate"]
 
 # symbol of each item class, for the validator
 _SYMBOL_OF_TYPE: dict[str, int] = {}
@@ -351,6 +351,17 @@ _BY_COLUMNS: Final = interpreted()
 _UNTRACK: Final = not interpreted()
 _ATOMIC_KINDS: Final = ATOMIC_KINDS
 _UNTRACK_EVERY: Final = UNTRACK_FROM
+
+
+def release(out: list[Any]) -> None:
+    """The end of a push or of `finish`: a long list of events leaves the cyclic
+    collector's lists (compiled; see above); a few events are mostly dropped before any
+    collection meets them, and untracking them would cost more than the collector
+    spends on them."""
+    if _UNTRACK and len(out) >= _UNTRACK_EVERY:
+        untrack(out, 0, _ATOMIC_KINDS)
+
+
 _COLUMN_RUN: Final = 16  # values in a run, at least, for building it by columns
 
 _STATE_TEXT: Final = G.STATE_OF_KIND[G.K_TEXT]

@@ -53,25 +53,13 @@ from cattrs.gen import (
 from unievent._errors import EventJSONError
 from unievent._events import (
     FINISH_REASONS,
+    ITEM_CLASSES,
     ContentItem,
     DeltaEvent,
     DoneItem,
-    EmbeddingDelta,
-    EmbeddingDone,
     Event,
-    ImageUrlDone,
-    InlineDataDelta,
-    InlineDataDone,
-    InlineThinkingDelta,
-    InlineThinkingDone,
     Message,
     StopEvent,
-    TextDelta,
-    TextDone,
-    ThinkingDelta,
-    ThinkingDone,
-    ToolCallDelta,
-    ToolCallDone,
     ToolResultDone,
     Usage,
 )
@@ -208,22 +196,7 @@ _converter.register_structure_hook_func(
 _ToJSON: TypeAlias = Callable[[Any], dict[str, Any]]
 _FromJSON: TypeAlias = Callable[[Any, Any], Any]
 
-_ITEM_CLASSES: tuple[type[Any], ...] = (
-    TextDelta,
-    TextDone,
-    ThinkingDelta,
-    ThinkingDone,
-    ToolCallDelta,
-    ToolCallDone,
-    InlineDataDelta,
-    InlineDataDone,
-    InlineThinkingDelta,
-    InlineThinkingDone,
-    EmbeddingDelta,
-    EmbeddingDone,
-    ImageUrlDone,
-    ToolResultDone,
-)
+_ITEM_CLASSES = ITEM_CLASSES
 
 #: Fields whose value travels as-is (no copy, no per-element work).
 _PASS_THROUGH = frozenset({"arguments", "embedding", "images", "fidelity"})
