@@ -54,7 +54,9 @@ HOT = _CORE + tuple(
 )
 #: hand-written C extension modules, built beside mypyc's (each has a pure-Python
 #: stand-in of the same name, which `unievent._purity` hands out under UNIEVENT_PURE=1)
-C_MODULES = {"unievent._gcfree": "unievent/_gcfree.c"}
+C_MODULES = {"unievent._gcfree": "unievent/_gcfree.c", "unievent._awsframes": "unievent/_awsframes.c"}
+#: the C libraries they link with (zlib: its crc32 is the one `zlib.crc32` calls)
+C_LIBRARIES = {"unievent._awsframes": ["z"]}
 #: mypyc's C output depends on its version: one pin for every compiled build
 MYPYC = "mypy==2.4.1"
 #: mypy checks the whole package (a module's parent package is always checked, and
@@ -77,7 +79,8 @@ def _say(text: str) -> None:
 
 
 def compiler_works() -> bool:
-    """Whether the C compiler Python was built with compiles a file including Python.h."""
+    """Whether the C compiler Python was built with compiles a file including Python.h
+    and zlib.h (the C modules' headers)."""
     # distutils: setuptools' copy (imported above), also on Python 3.12+
     from distutils.ccompiler import new_compiler  # noqa: PLC0415
     from distutils.errors import CCompilerError, DistutilsError  # noqa: PLC0415
@@ -85,7 +88,7 @@ def compiler_works() -> bool:
 
     with tempfile.TemporaryDirectory() as tmp:
         source = Path(tmp, "probe.c")
-        source.write_text("#include <Python.h>\nint unievent_probe(void) { return 0; }\n")
+        source.write_text("#include <Python.h>\n#include <zlib.h>\nint unievent_probe(void) { return 0; }\n")
         try:
             cc = new_compiler()
             customize_compiler(cc)
@@ -210,4 +213,6 @@ def extensions() -> list[Any]:
         _write_hashes()
     from setuptools import Extension  # noqa: PLC0415
 
-    return [*exts, *(Extension(name, [f"{SRC}/{rel}"]) for name, rel in C_MODULES.items())]
+    return [*exts, *(
+        Extension(name, [f"{SRC}/{rel}"], libraries=C_LIBRARIES.get(name, [])) for name, rel in C_MODULES.items()
+    )]

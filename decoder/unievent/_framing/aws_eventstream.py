@@ -25,8 +25,9 @@
 # run taker (`run`: a handler's on-demand path for its hot frames), the whole frames of
 # a push that follow a frame of the same header block, each checked as any frame is, are
 # offered to it together, with their event names; the frames it leaves go to the sink.
-# Within such a run a frame's message CRC and the next frame's prelude are read by one
-# `unpack_from`, and its header block is compared to the run's instead of looked up.  When a frame fails its
+# Such a run is read by `unievent._awsframes.same_block_frames` (in C in the compiled
+# build: the frames are checked in place, only their payloads copied out), its header
+# block compared to the run's instead of looked up.  When a frame fails its
 # checks after the stream began (a CRC, lengths that do not fit, headers that do not
 # parse), the framer hands over one frame of its own, `error:corrupt_frame` with
 # `{"message": ...}` saying which check failed, and reads nothing after it: the stream
@@ -41,6 +42,7 @@ from typing import Final
 
 import orjson
 
+from unievent._awsframes import same_block_frames
 from unievent._errors import FrameTooLargeError
 from unievent._framing import FRAME_JUNK, FRAME_OVER, FrameSink, RunSink
 from unievent._generated import aws_eventstream as M
@@ -64,7 +66,6 @@ _SY_FRAME: Final = M.SY_FRAME
 _READING: Final = frozenset((M.ST_START, M.ST_BETWEEN, M.ST_MESSAGE))
 _unpack_prelude: Final = struct.Struct(">III").unpack_from
 _unpack_u32: Final = struct.Struct(">I").unpack_from
-_unpack_crc_prelude: Final = struct.Struct(">IIII").unpack_from  # a message CRC, then the next prelude
 _unpack_u16: Final = struct.Struct(">H").unpack_from
 _pack_lengths: Final = struct.Struct(">II").pack
 _pack_u32: Final = struct.Struct(">I").pack
@@ -301,43 +302,14 @@ class AWSEventStreamFramer:
         one run; the position of the first frame not in it, which `_read` reads as usual
         (a frame of another block, one not all here, or one that fails a check).
 
-        Each frame of the run is read exactly as `_read` reads a whole frame whose block
-        it knows: its prelude CRC and lengths, its message CRC, the same two transitions;
-        the block is compared to the last one instead of looked up."""
+        Each frame of the run is checked exactly as `_read` checks a whole frame whose
+        block it knows (its prelude CRC and lengths, its message CRC), by
+        `same_block_frames`, which compares its block to the run's instead of looking it
+        up; each takes the same two transitions, from `between` back to `between`."""
         payloads = [first]
-        end = len(buf)
-        size = len(block)
-        least = _OVERHEAD + size
-        max_frame = self.max_frame
-        total: int
-        headers_length: int
-        crc: int
-        message_crc: int
-        next_total: int
-        next_headers_length: int
-        next_crc: int
-        if end - pos >= _PRELUDE:
-            total, headers_length, crc = _unpack_prelude(buf, pos)
-        else:
-            total = headers_length = crc = 0
-        # a frame's message CRC and the next frame's prelude are read by one unpack
-        while total >= least and headers_length == size and total <= max_frame and end - pos >= total:
-            crc_at = pos + total - 4
-            payload_at = pos + _PRELUDE + size
-            if _crc32(buf[pos : pos + 8]) != crc or buf[pos + _PRELUDE : payload_at] != block:
-                break
-            if end - crc_at >= 4 + _PRELUDE:
-                message_crc, next_total, next_headers_length, next_crc = _unpack_crc_prelude(buf, crc_at)
-            else:
-                message_crc = _u32(buf, crc_at)
-                next_total = next_headers_length = next_crc = 0  # no whole prelude after this frame
-            if _crc32(buf[pos + 8 : crc_at], crc) != message_crc:
-                break
-            state = _NEXT[self.state][_SY_PRELUDE]
-            self.state = _NEXT[state][_SY_FRAME]
-            payloads.append(buf[payload_at:crc_at])
-            pos += total
-            total, headers_length, crc = next_total, next_headers_length, next_crc
+        pos = same_block_frames(buf, pos, block, self.max_frame, payloads)
+        if len(payloads) > 1:
+            self.state = _NEXT[_NEXT[self.state][_SY_PRELUDE]][_SY_FRAME]
         self._dispatch_run(event, payloads)
         return pos
 
@@ -422,5 +394,7 @@ class AWSEventStreamFramer:
 # the frame transition's one action is dispatch (run in _frame); the prelude's, none
 assert all(_DO[s][M.SY_FRAME] in ((), (M.A_DISPATCH,)) for s in range(len(M.STATES)))
 assert all(_DO[s][_SY_PRELUDE] == () for s in range(len(M.STATES)))
-# a run of frames (`_run_from`) stays where one whole frame leaves the table
+# a run of frames (`_run_from`) starts where one whole frame leaves the table, and stays
+# there however many frames it has: one prelude and frame transition stand for them all
+assert _NEXT[_ST_MESSAGE][_SY_FRAME] == _ST_BETWEEN
 assert _NEXT[_NEXT[_ST_BETWEEN][_SY_PRELUDE]][_SY_FRAME] == _ST_BETWEEN
