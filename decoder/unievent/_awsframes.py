@@ -38,7 +38,7 @@ def same_block_frames(buf: bytes, pos: int, block: bytes, max_frame: int, payloa
     while total >= least and headers_length == size and total <= max_frame and end - pos >= total:
         crc_at = pos + total - 4
         payload_at = pos + _PRELUDE + size
-        if _crc32(buf[pos : pos + 8]) != crc or buf[pos + _PRELUDE : payload_at] != block:
+        if _crc32(buf[pos : pos + 8]) != crc or not buf.startswith(block, pos + _PRELUDE):
             break
         if end - crc_at >= 4 + _PRELUDE:
             message_crc, next_total, next_headers_length, next_crc = _unpack_crc_prelude(buf, crc_at)
