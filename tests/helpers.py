@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import importlib.util
 import itertools
 import os
+from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import orjson
@@ -108,3 +111,15 @@ def decoder_on_path(protocol: str, slow: bool, **options: Any) -> RuntimeStreamD
             del os.environ["UNIEVENT_SLOW_PATH"]
         else:
             os.environ["UNIEVENT_SLOW_PATH"] = previous
+
+
+def stand_in(module: str) -> ModuleType:
+    """The pure-Python stand-in of a C module (`_gcfree`, `_awsframes`): the source
+    beside the extension, loaded as a module of its own in either build (the pure build
+    imports it under its name; the compiled build has the C module there)."""
+    source = Path(unievent.__file__).with_name(f"{module}.py")
+    spec = importlib.util.spec_from_file_location(f"{module}_stand_in", source)
+    assert spec is not None and spec.loader is not None
+    loaded = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(loaded)
+    return loaded

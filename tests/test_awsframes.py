@@ -9,9 +9,7 @@ either build, so the compiled build tests the C module against it.
 
 from __future__ import annotations
 
-import importlib.util
 import zlib
-from pathlib import Path
 from types import ModuleType
 
 import pytest
@@ -19,6 +17,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import unievent
+from tests.helpers import stand_in
 from unievent import _awsframes
 from unievent._framing.aws_eventstream import frame_with_block, header_block
 
@@ -30,16 +29,7 @@ OTHER = header_block([(":event-type", "metadata"), (":content-type", "applicatio
                       (":message-type", "event")])
 
 
-def _stand_in() -> ModuleType:
-    source = Path(unievent.__file__).with_name("_awsframes.py")
-    spec = importlib.util.spec_from_file_location("awsframes_stand_in", source)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-STAND_IN = _stand_in()
+STAND_IN = stand_in("_awsframes")
 
 
 def _both(buf: bytes, pos: int, block: bytes, max_frame: int) -> tuple[int, list[bytes]]:

@@ -12,14 +12,13 @@ from __future__ import annotations
 import gc
 import importlib.util
 import weakref
-from pathlib import Path
 from typing import Any
 
 import orjson
 import pytest
 
 import unievent
-from tests.helpers import decode_stream, split_at
+from tests.helpers import decode_stream, split_at, stand_in
 from unievent import DeltaEvent, TextDelta, ThinkingDelta, ToolCallDelta
 from unievent._events import ATOMIC_KINDS, UNTRACK_FROM
 
@@ -206,13 +205,6 @@ def test_untrack_refuses_what_is_not_a_list_and_a_tuple() -> None:
 
 
 def test_the_pure_stand_in_does_nothing() -> None:
-    # the source beside the extension, loaded as itself in either build (the pure build
-    # imports it; the compiled build has the C module under that name)
-    source = Path(unievent.__file__).with_name("_gcfree.py")
-    spec = importlib.util.spec_from_file_location("gcfree_stand_in", source)
-    assert spec is not None and spec.loader is not None
-    stand_in = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(stand_in)
     event = DeltaEvent(item=TextDelta(text="x"), created_at=0)
-    stand_in.untrack([event], 0, ATOMIC_KINDS)
+    stand_in("_gcfree").untrack([event], 0, ATOMIC_KINDS)
     assert gc.is_tracked(event) and gc.is_tracked(event.item)
