@@ -153,6 +153,36 @@ def test_a_corrupted_frame_fails_with_corrupt_frame_keeping_what_arrived(offset:
     assert outcome.error == unievent.ProviderError(f"corrupt event-stream frame: {what}", "corrupt_frame", None, {"message": f"corrupt event-stream frame: {what}"})
 
 
+@pytest.mark.parametrize(
+    ("offset", "what"),
+    [(-1, "the message CRC does not match"), (-30, "the message CRC does not match"), (9, "the prelude CRC does not match"), (2, "the prelude CRC does not match")],
+    ids=["message crc", "payload", "prelude crc", "length"],
+)
+def test_a_corrupted_frame_after_a_run_of_its_block_fails_after_the_run(offset: int, what: str) -> None:
+    # whole, the frames before it are one run of one header block, read together: the
+    # run stops at the corrupt frame, which the framer then reports as any other
+    bad = text(0, "lost")
+    at = offset if offset >= 0 else len(bad) + offset
+    run_of = b"".join(text(0, t) for t in ("a", "b", "c", "d"))
+    body = MESSAGE_START + run_of + corrupt(bad, at) + text(0, "never read") + message_stop() + metadata()
+    _, outcome = every_split(body)
+    assert outcome.end == "failed" and outcome.message.items == (TextDone("abcd"),)
+    assert outcome.error is not None and outcome.error.message == f"corrupt event-stream frame: {what}"
+
+
+def test_a_wrong_prelude_crc_is_corrupt_even_where_the_message_crc_holds_over_it() -> None:
+    # the message CRC continues from the prelude CRC the frame states, so it cannot
+    # tell a wrong one: the prelude check must, inside a run of the block too
+    bad = text(0, "lost")
+    stated = int.from_bytes(bad[8:12], "big") ^ 1
+    head = bad[:8] + stated.to_bytes(4, "big") + bad[12:-4]
+    bad = head + zlib.crc32(head[8:], stated).to_bytes(4, "big")
+    body = MESSAGE_START + text(0, "a") + text(0, "b") + bad + message_stop() + metadata()
+    _, outcome = every_split(body)
+    assert outcome.end == "failed" and outcome.message.items == (TextDone("ab"),)
+    assert outcome.error is not None and outcome.error.message == "corrupt event-stream frame: the prelude CRC does not match"
+
+
 def test_lengths_that_do_not_fit_are_corrupt() -> None:
     prelude = struct.pack(">II", 20, 10)  # 10 header bytes cannot fit in a 20-byte frame
     bad = prelude + struct.pack(">I", zlib.crc32(prelude)) + b"\x00" * 8
@@ -181,7 +211,7 @@ def test_headers_that_do_not_parse_are_corrupt(block: bytes, what: str) -> None:
 @pytest.mark.parametrize("pieces", [1, 7, 1000], ids=["whole", "in 7 pieces", "in many pieces"])
 def test_a_length_over_the_cap_raises_at_its_prelude_however_it_arrives(pieces: int) -> None:
     big = text(0, "x" * 500)
-    body = MESSAGE_START + text(0, "a") + big
+    body = MESSAGE_START + text(0, "a") + text(0, "b") + big  # whole, `big` ends a run of its block
     decoder = unievent.StreamDecoder("bedrock_converse", max_frame=400)
     size = -(-len(body) // pieces)
     events: list[Any] = []
@@ -190,7 +220,7 @@ def test_a_length_over_the_cap_raises_at_its_prelude_however_it_arrives(pieces: 
             events += decoder.push(body[start : start + size])
     assert raised.value.size == len(big) and raised.value.limit == 400  # the prelude's length: nothing gathered
     events += raised.value.events
-    assert [e.item for e in events if isinstance(e, unievent.DeltaEvent)] == [unievent.TextDelta("a")]
+    assert [e.item for e in events if isinstance(e, unievent.DeltaEvent)] == [unievent.TextDelta("a"), unievent.TextDelta("b")]
     _, outcome = decoder.finish()
     assert outcome.error is not None and outcome.error.type == "frame_too_large"
 

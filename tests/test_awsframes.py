@@ -80,6 +80,29 @@ def test_a_prelude_crc_that_fails_ends_the_run_there() -> None:
     assert _both(good + bytes(bad), 0, BLOCK, 1 << 20) == (len(good), [b"{}"])
 
 
+def _with_prelude_crc(frame: bytes, prelude_crc: int) -> bytes:
+    """`frame` with another prelude CRC, and a message CRC that holds over it as the
+    decoder computes it (continuing from the prelude CRC the frame states): only the
+    prelude CRC check can tell."""
+    body = frame[:8] + prelude_crc.to_bytes(4, "big") + frame[12:-4]
+    return body + zlib.crc32(body[8:], prelude_crc).to_bytes(4, "big")
+
+
+def test_a_wrong_prelude_crc_ends_the_run_even_where_the_message_crc_holds() -> None:
+    good = _frames([b"{}"])
+    frame = frame_with_block(BLOCK, b"[]")
+    wrong = _with_prelude_crc(frame, int.from_bytes(frame[8:12], "big") ^ 1)
+    assert _both(wrong, 0, BLOCK, 1 << 20) == (0, [])
+    assert _both(good + wrong, 0, BLOCK, 1 << 20) == (len(good), [b"{}"])
+
+
+def test_a_header_block_of_the_same_length_but_other_bytes_ends_the_run() -> None:
+    same_length = BLOCK.replace(b"contentBlockDelta", b"contentBlockDeltb")
+    assert len(same_length) == len(BLOCK)
+    good = _frames([b"{}"])
+    assert _both(good + frame_with_block(same_length, b"{}"), 0, BLOCK, 1 << 20) == (len(good), [b"{}"])
+
+
 def test_a_message_crc_that_fails_ends_the_run_there() -> None:
     good = _frames([b"{}"])
     bad = bytearray(frame_with_block(BLOCK, b"{}"))
@@ -118,11 +141,24 @@ payload_lists = st.lists(st.binary(max_size=40), min_size=1, max_size=6)
 
 
 @given(payload_lists, st.data())
-def test_any_changed_byte_gives_the_same_frames_and_position(payloads: list[bytes], data: st.DataObject) -> None:
+def test_any_changed_byte_ends_the_run_at_its_frame(payloads: list[bytes], data: st.DataObject) -> None:
     buf = bytearray(_frames(payloads))
     at = data.draw(st.integers(0, len(buf) - 1))
     buf[at] ^= data.draw(st.integers(1, 255))
-    _both(bytes(buf), 0, BLOCK, data.draw(st.integers(16, 1 << 12)))
+    max_frame = data.draw(st.integers(16, 1 << 12))
+    got_at, got = _both(bytes(buf), 0, BLOCK, max_frame)
+    # a changed byte fails a CRC or the block of the frame it is in (its lengths are
+    # covered by the prelude CRC): the run is the frames before it, or before the
+    # first one over the cap
+    taken: list[bytes] = []
+    start = 0
+    for p in payloads:
+        size = len(frame_with_block(BLOCK, p))
+        if start + size > at or size > max_frame:
+            break
+        taken.append(p)
+        start += size
+    assert (got_at, got) == (start, taken)
 
 
 @given(payload_lists, st.lists(st.booleans(), min_size=6, max_size=6), st.data())
