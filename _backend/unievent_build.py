@@ -54,7 +54,11 @@ HOT = _CORE + tuple(
 )
 #: hand-written C extension modules, built beside mypyc's (each has a pure-Python
 #: stand-in of the same name, which `unievent._purity` hands out under UNIEVENT_PURE=1)
-C_MODULES = {"unievent._gcfree": "unievent/_gcfree.c", "unievent._awsframes": "unievent/_awsframes.c"}
+C_MODULES = {
+    "unievent._gcfree": "unievent/_gcfree.c",
+    "unievent._awsframes": "unievent/_awsframes.c",
+    "unievent._deltas": "unievent/_deltas.c",
+}
 #: the C libraries they link with (zlib: its crc32 is the one `zlib.crc32` calls)
 C_LIBRARIES = {"unievent._awsframes": ["z"]}
 #: mypyc's C output depends on its version: one pin for every compiled build

@@ -10,10 +10,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from itertools import repeat
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 import orjson
 
+from unievent._deltas import deltas
 from unievent._errors import GrammarError
 from unievent._events import (
     ATOMIC_KINDS,
@@ -47,6 +48,9 @@ from unievent._ondemand import interpreted
 from unievent._outcome import Anomalies
 from unievent._shared import too_deep
 from unievent._side import SideEvent
+
+if TYPE_CHECKING:
+    from unievent._deltas import Layout
 
 __all__ = ["ArgumentsError", "Assembler", "GrammarChecker", "ValidationSummary", "release", "validate"]
 
@@ -336,18 +340,31 @@ _set_args_fidelity: Final = slot_setter(ToolCallDelta, "fidelity")
 _set_thinking_fidelity: Final = slot_setter(ThinkingDelta, "fidelity")
 
 
+def _layout(cls: type, field: str) -> Layout:
+    """How unievent._deltas builds a delta of `cls` with `field` the fragment."""
+    slots = cls.__dict__
+    fixed = tuple((slots[name], None) for name in ("fidelity",))
+    return (cls, slots[field], fixed, DeltaEvent, DeltaEvent.__dict__["item"], DeltaEvent.__dict__["created_at"])
 
 
-# Run as Python source, a long run's deltas are built column by column: object.__new__
-# and each slot setter mapped over the whole run, the loop in C.  That costs a dozen
-# loop steps to set up and saves about a third of each step after; compiled, the loop
-# over the values is native and cheaper than either.
-_BY_COLUMNS: Final = interpreted()
-# Compiled, a long run's events leave the cyclic collector's lists (unievent._gcfree)
-# 64 at a time as they are built, well under the collector's young threshold (700
-# objects, two an event), so that a collection during a long push meets few of them
-# still tracked; the rest of a long push's events go at its end (StreamDecoder.push).
-# Run as Python source there is nothing that can untrack them.
+_TEXT_LAYOUT: Final = _layout(TextDelta, "text")
+_THINKING_LAYOUT: Final = _layout(ThinkingDelta, "thinking")
+
+
+
+
+# Compiled, a run's deltas are built in C (unievent._deltas: each event as
+# object.__new__ and the slots' setters make it, in place, and off the collector's
+# lists), where each call to object.__new__ or a setter from native code goes through a
+# Python wrapper and an argument tuple.  Run as Python source, a long run's deltas are
+# built column by column: object.__new__ and each slot setter mapped over the whole
+# run, the loop in C; that costs a dozen loop steps to set up and saves about a third
+# of each step after.
+_IN_C: Final = not interpreted()
+# Compiled, a run's deltas leave the cyclic collector's lists as they are made
+# (unievent._deltas), so that a collection during a long push meets none of them; the
+# other events of a long push leave them at its end (`release`, unievent._gcfree).  Run
+# as Python source there is nothing that can untrack them.
 _UNTRACK: Final = not interpreted()
 _ATOMIC_KINDS: Final = ATOMIC_KINDS
 _UNTRACK_EVERY: Final = UNTRACK_FROM
@@ -486,17 +503,19 @@ class Assembler:
 
     def texts(self, values: list[str]) -> None:
         """text() of each value in turn (a run of hot deltas)."""
-        self._run(values, _STATE_TEXT, self.text, _TextDelta, _set_text, _set_text_fidelity)
+        self._run(values, _STATE_TEXT, self.text, _TEXT_LAYOUT, _TextDelta, _set_text, _set_text_fidelity)
 
     def thinkings(self, values: list[str]) -> None:
         """thinking() of each value in turn (a run of hot deltas)."""
-        self._run(values, _STATE_THINKING, self.thinking, _ThinkingDelta, _set_thinking, _set_thinking_fidelity)
+        layout = _THINKING_LAYOUT
+        self._run(values, _STATE_THINKING, self.thinking, layout, _ThinkingDelta, _set_thinking, _set_thinking_fidelity)
 
     def _run(
         self,
         values: list[str],
         state: int,
         one: Callable[[str], None],
+        layout: Layout,
         cls: type[TextDelta] | type[ThinkingDelta],
         set_value: Callable[[Any, str], None],
         set_fidelity: Callable[[Any, None], None],
@@ -511,13 +530,15 @@ class Assembler:
             n += 1
         if n == count:
             return
+        if _IN_C:
+            deltas(values, n, layout, self.now, self.out, self._parts)
+            return
         rest = values[n:] if n else values
-        if _BY_COLUMNS and len(rest) >= _COLUMN_RUN and all(rest):
+        if len(rest) >= _COLUMN_RUN and all(rest):
             self._by_columns(rest, cls, set_value, set_fidelity)
             return
         now = self.now
         out = self.out
-        first = len(out)
         parts = self._parts
         for value in rest:
             if value:
@@ -529,9 +550,6 @@ class Assembler:
                 _set_event_item(event, item)
                 _set_event_created(event, now)
                 out.append(event)
-                if _UNTRACK and len(out) - first >= _UNTRACK_EVERY:
-                    untrack(out, first, _ATOMIC_KINDS)
-                    first = len(out)
 
     def _by_columns(
         self,
