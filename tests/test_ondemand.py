@@ -729,3 +729,81 @@ def test_a_scan_back_over_a_last_padding_reads_as_rpartition_does(
         same_both_ways(protocol, [separator.join(frames)])
     finally:
         _ondemand._COMPILED = before  # type: ignore[misc]
+
+
+# --- run as Python source, one loop per place of the padding ---------------------------------
+
+
+def learned(protocol: str, body: bytes) -> Any:
+    """The template a decoder learns from `body`, and the payloads of its frames."""
+    decoder = RuntimeStreamDecoder(protocol)
+    decoder.push(body[: len(body) // 2])  # (at its end a stream lets go of its template)
+    template = getattr(decoder.handler, "hot", None)
+    assert template is not None
+    if protocol == "ollama":
+        return template, body.split(b"\n")[:-2]
+    return template, [frame.partition(b"data: ")[2] for frame in body.split(b"\n\n") if b"data: " in frame]
+
+
+TEMPLATES = {
+    "chat, padding after the string": learned("openai_chat", gen.openai_chat(60).data),
+    "responses, counter and padding after": learned("openai_responses", gen.openai_responses(60).data),
+    "ollama, padding before, its length changing": learned("ollama", OLLAMA["chat"]),
+    "ollama generate": learned("ollama", OLLAMA["generate"]),
+}
+
+
+@settings(max_examples=1500, deadline=None)
+@given(st.sampled_from(sorted(TEMPLATES)), st.data(), st.sampled_from(EDITS), st.booleans())
+def test_the_interpreted_loops_take_what_the_loop_for_every_template_takes(
+    name: str, data: st.DataObject, edit: bytes, insert: bool
+) -> None:
+    """`Template._interpreted_run` (what the pure build runs for a template with a tail)
+    takes the same frames, with the same holes, as `_any_run`, the loop for every
+    template: any byte of any frame changed, from any frame (mostly where a run starts),
+    with any counter (mostly the frame's own: in the benchmark's stream, its index)."""
+    template, payloads = TEMPLATES[name]
+    assert template.tail_size and not template.counter_in_tail
+    payloads = list(payloads)
+    index = data.draw(st.integers(0, len(payloads) - 1))
+    at = data.draw(st.sampled_from(interesting(payloads[index]) or [0]))
+    payloads[index] = payloads[index][:at] + edit + payloads[index][at + (0 if insert else 1) :]
+    start = data.draw(st.one_of(st.sampled_from(run_starts(name)), st.integers(0, len(payloads))))
+    stop = data.draw(st.integers(start, len(payloads) + 2))
+    counter, step = 0, 0
+    if template.counter_in_head:
+        counter = data.draw(st.one_of(st.just(start), st.integers(0, 130)))
+        step = data.draw(st.sampled_from([1, 1, 0, 2]))
+    expected = template._any_run(payloads, start, stop, counter, step)
+    assert template._interpreted_run(payloads, start, stop, counter, step) == expected
+
+
+def run_starts(name: str) -> list[int]:
+    """Where a run of the template's frames starts (a counter: the frame's index)."""
+    template, payloads = TEMPLATES[name]
+    step = 1 if template.counter_in_head else 0
+    return [i for i in range(len(payloads)) if template._any_run(payloads, i, i + 1, i * step, step)]
+
+
+@pytest.mark.parametrize("name", sorted(TEMPLATES))
+def test_the_interpreted_loops_take_a_whole_run(name: str) -> None:
+    template, payloads = TEMPLATES[name]
+    first = run_starts(name)[0]
+    step = 1 if template.counter_in_head else 0
+    run = template._any_run(payloads, first, len(payloads), first * step, step)
+    assert len(run) >= 20
+    assert template._interpreted_run(payloads, first, len(payloads), first * step, step) == run
+
+
+@pytest.mark.parametrize("name", sorted(TEMPLATES))
+@pytest.mark.parametrize("hole", [b"", b'""', b" ", b'"', b'"a","b"'])
+def test_the_interpreted_loops_take_what_the_loop_takes_whatever_the_hole(name: str, hole: bytes) -> None:
+    template, payloads = TEMPLATES[name]
+    first = run_starts(name)[0]
+    step = 1 if template.counter_in_head else 0
+    old = template._any_run(payloads, first, first + 1, first * step, step)[0]
+    payloads = list(payloads)
+    payloads[first + 1] = payloads[first + 1].replace(old, hole, 1) if old in payloads[first + 1] else payloads[first + 1]
+    payloads[first] = payloads[first].replace(old, hole, 1)
+    expected = template._any_run(payloads, first, len(payloads), first * step, step)
+    assert template._interpreted_run(payloads, first, len(payloads), first * step, step) == expected

@@ -220,6 +220,12 @@ ODD_FRAMES = [
     b"event: b\nevent: a\ndata: {}\n\n",  # a name given twice
     b"event: \xff\ndata: {}\n\n",  # a name that is not UTF-8
     b": ping\n\n",  # a comment
+    b"data: {}\n\n",  # a frame with no name
+    b"event: a\n\n",  # a name with no data
+    b"event: a\ndata: {}\n\n\n\n",  # two extra blank lines
+    b"event: a\ndata: {}\nevent: b\n\n",  # a name after the data
+    b"event: a\ndata: {}\n\ndata: {}\n\n",  # a frame of a name and its data, then one of data alone
+    b"event: a\ndata: {}\nid: 7\nevent: a\ndata: {}\n\n",  # two names and two data lines, an id between
 ]
 
 

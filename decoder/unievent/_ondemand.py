@@ -206,6 +206,15 @@ class Template:
         # payloads are sliced)
         if start >= len(payloads) or payloads[start][: len(head)] != head:
             return holes
+        if not _COMPILED and self.tail_size and not self.counter_in_tail:
+            return self._interpreted_run(payloads, start, stop, counter, step)
+        return self._any_run(payloads, start, stop, counter, step)
+
+    def _any_run(self, payloads: list[bytes], start: int, stop: int, counter: int, step: int) -> list[bytes]:
+        """`holes_of_run` for every template, the one compiled code runs (the
+        definition `_interpreted_run` is tested against)."""
+        holes: list[bytes] = []
+        head = self.head
         head2 = self.head2
         prefix, counted_head, counter_in_head = head, self.counted_head, self.counter_in_head
         tail, tail2, counted_tail, counter_in_tail = self.tail, self.tail2, self.counted_tail, self.counter_in_tail
@@ -263,6 +272,77 @@ class Template:
                 break
             holes.append(payload[begin:end])
             counter += step
+        return holes
+
+    def _interpreted_run(self, payloads: list[bytes], start: int, stop: int, counter: int, step: int) -> list[bytes]:
+        """`holes_of_run` run as Python source, for a template with a tail and no counter
+        after its string: the same frames, the same holes, in about half the steps a
+        frame (each step there costs as much as a slice): one loop per place of the
+        padding, the literals' places bound before it, the counter's prefix made only
+        where there is one.  A padding after the string is found by its `between`: the
+        last one before the tail is the one that ends at the last quote, since `between`
+        ends with the padding's opening quote and a padding holds no quote."""
+        holes: list[bytes] = []
+        counted = self.counter_in_head
+        counted_head = self.counted_head
+        prefix = self.head
+        last = -self.tail_size  # (the tail is not empty)
+        tail = self.tail
+        between = self.between
+        size = self.between_size
+        first = len(prefix)
+        if self.pad == _PAD_FIRST:
+            quote = first + self.pad_size
+            begin = quote + size
+            for payload in payloads[start:stop]:
+                if counted:
+                    prefix = counted_head % counter
+                    counter += step
+                    first = len(prefix)
+                    quote = first + self.pad_size
+                    begin = quote + size
+                if payload[:first] != prefix or payload[last:] != tail:
+                    break
+                if payload[quote:begin] == between:
+                    padding = payload[first:quote]
+                    hole = payload[begin:last]
+                else:  # a padding of another length: its closing quote is the first
+                    at = payload.find(b'"', first, len(payload) + last)
+                    if at < 0 or payload[at : at + size] != between:
+                        break
+                    padding = payload[first:at]
+                    hole = payload[at + size : last]
+                if not hole or (padding and padding.translate(_PLAIN_TABLE) != padding):
+                    break
+                holes.append(hole)
+        elif self.pad == _PAD_LAST:
+            for payload in payloads[start:stop]:
+                if counted:
+                    prefix = counted_head % counter
+                    counter += step
+                    first = len(prefix)
+                if payload[:first] != prefix or payload[last:] != tail:
+                    break
+                end = len(payload) + last
+                cut = payload.rfind(between, first, end)
+                if cut <= first:  # none, or nothing before it
+                    break
+                padding = payload[cut + size : end]
+                if padding and not padding.isalnum() and padding.translate(_PLAIN_TABLE) != padding:
+                    break
+                holes.append(payload[first:cut])
+        else:
+            for payload in payloads[start:stop]:
+                if counted:
+                    prefix = counted_head % counter
+                    counter += step
+                    first = len(prefix)
+                if payload[:first] != prefix or payload[last:] != tail:
+                    break
+                hole = payload[first:last]
+                if not hole:
+                    break
+                holes.append(hole)
         return holes
 
     # --- learning -----------------------------------------------------------------------
