@@ -341,31 +341,26 @@ _set_thinking_fidelity: Final = slot_setter(ThinkingDelta, "fidelity")
 
 
 def _layout(cls: type, field: str) -> Layout:
-    """How unievent._deltas builds a delta of `cls` with `field` the fragment."""
+    """How unievent._deltas builds a delta of `cls` with `field` the fragment (and no
+    fidelity), from the same slots the setters above write."""
     slots = cls.__dict__
-    fixed = tuple((slots[name], None) for name in ("fidelity",))
-    return (cls, slots[field], fixed, DeltaEvent, DeltaEvent.__dict__["item"], DeltaEvent.__dict__["created_at"])
+    event_slots = DeltaEvent.__dict__
+    return (cls, slots[field], ((slots["fidelity"], None),), DeltaEvent, event_slots["item"], event_slots["created_at"])
 
 
 _TEXT_LAYOUT: Final = _layout(TextDelta, "text")
 _THINKING_LAYOUT: Final = _layout(ThinkingDelta, "thinking")
 
-
-
-
 # Compiled, a run's deltas are built in C (unievent._deltas: each event as
-# object.__new__ and the slots' setters make it, in place, and off the collector's
-# lists), where each call to object.__new__ or a setter from native code goes through a
-# Python wrapper and an argument tuple.  Run as Python source, a long run's deltas are
-# built column by column: object.__new__ and each slot setter mapped over the whole
-# run, the loop in C; that costs a dozen loop steps to set up and saves about a third
-# of each step after.
-_IN_C: Final = not interpreted()
-# Compiled, a run's deltas leave the cyclic collector's lists as they are made
-# (unievent._deltas), so that a collection during a long push meets none of them; the
-# other events of a long push leave them at its end (`release`, unievent._gcfree).  Run
-# as Python source there is nothing that can untrack them.
-_UNTRACK: Final = not interpreted()
+# object.__new__ and the slots' setters make it, in place), where each call to
+# object.__new__ or a setter from native code goes through a Python wrapper and an
+# argument tuple; and they leave the cyclic collector's lists as they are made, so that
+# a collection during a long push meets none of them.  The other events of a long push
+# leave those lists at its end (`release`, unievent._gcfree).  Run as Python source,
+# nothing can untrack them, and a long run's deltas are built column by column:
+# object.__new__ and each slot setter mapped over the whole run, the loop in C; that
+# costs a dozen loop steps to set up and saves about a third of each step after.
+_COMPILED: Final = not interpreted()
 _ATOMIC_KINDS: Final = ATOMIC_KINDS
 _UNTRACK_EVERY: Final = UNTRACK_FROM
 
@@ -375,7 +370,7 @@ def release(out: list[Any]) -> None:
     collector's lists (compiled; see above); a few events are mostly dropped before any
     collection meets them, and untracking them would cost more than the collector
     spends on them."""
-    if _UNTRACK and len(out) >= _UNTRACK_EVERY:
+    if _COMPILED and len(out) >= _UNTRACK_EVERY:
         untrack(out, 0, _ATOMIC_KINDS)
 
 
@@ -530,7 +525,7 @@ class Assembler:
             n += 1
         if n == count:
             return
-        if _IN_C:
+        if _COMPILED:
             deltas(values, n, layout, self.now, self.out, self._parts)
             return
         rest = values[n:] if n else values
