@@ -219,3 +219,59 @@ def test_the_pure_stand_in_does_nothing() -> None:
     event = DeltaEvent(item=TextDelta(text="x"), created_at=0)
     stand_in("_gcfree").untrack([event], 0, ATOMIC_KINDS)
     assert gc.is_tracked(event) and gc.is_tracked(event.item)
+
+
+# --- an ended decoder is freed at once ------------------------------------------------
+#
+# A decoder's framer calls back into it and its handler parses through it: cycles while
+# it runs.  finish() and abort() cut them, so that a decoder nobody holds any longer is
+# freed by reference counting, with everything it assembled, instead of waiting for the
+# collector (after a long decode, for a full collection).
+
+
+def _conformance_cases() -> list[Any]:
+    from tests.test_conformance import FILES
+
+    return FILES
+
+
+def _cyclic_garbage_after(case: dict[str, Any], end: str) -> int:
+    """Decode a case, end it with `end` (finish or abort), drop the decoder: how many
+    objects the collector then finds unreachable.  Everything the decode made is in
+    the youngest generation (the collector is off meanwhile), so collecting that one
+    alone finds it, in a moment however large the test session's heap."""
+    gc.collect(0)
+    gc.disable()
+    try:
+        decoder = unievent.StreamDecoder(case["protocol"], **case["options"])
+        for text in case["chunks"]:
+            try:
+                decoder.push(text.encode(case["encoding"]))
+            except unievent.UniEventError:
+                break
+        if end == "finish":
+            decoder.finish()
+        else:
+            decoder.abort()
+        del decoder
+        return gc.collect(0)
+    finally:
+        gc.enable()
+
+
+@pytest.mark.parametrize("path", _conformance_cases(), ids=lambda p: p.stem)
+def test_an_ended_decoder_leaves_no_cycle_for_the_collector(path: Any) -> None:
+    from tests.test_conformance import load
+
+    case = load(path)
+    assert _cyclic_garbage_after(case, "finish") == 0
+    assert _cyclic_garbage_after(case, "abort") == 0
+
+
+def test_a_decoder_still_choosing_its_framing_leaves_no_cycle() -> None:
+    # a Gemini body of one byte: the framing sniffer never chose, and still holds the
+    # decoder's callback when the stream ends
+    case = {"protocol": "gemini", "options": {}, "chunks": ["["], "encoding": "utf-8"}
+    assert _cyclic_garbage_after(case, "finish") == 0
+    case = {"protocol": "auto", "options": {}, "chunks": ["da"], "encoding": "utf-8"}
+    assert _cyclic_garbage_after(case, "abort") == 0

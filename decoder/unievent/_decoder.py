@@ -12,8 +12,8 @@
 # outcome, which says what happened.
 from __future__ import annotations
 
+import os
 import time
-import uuid
 from collections.abc import Callable
 from types import GenericAlias
 from typing import Any, Final, NoReturn, overload
@@ -50,6 +50,12 @@ _SHORTEST_TOO_DEEP: Final = 2 * (MAX_DEPTH + 1)
 
 def _now_ms() -> int:
     return time.time_ns() // 1_000_000
+
+
+def _ended(event: str | None, payload: bytes) -> int:
+    """The frame sink of a decoder that has ended; push() refuses before anything could
+    reach it."""
+    return FRAME_OVER
 
 
 def _framings_of(content_type: str, framings: tuple[str, ...]) -> tuple[str, ...]:
@@ -156,7 +162,7 @@ class StreamDecoder:
         if framing is None and content_type:
             framings = _framings_of(content_type, framings)
         self.protocol = chosen or "auto"
-        self.stream_id = stream_id if stream_id is not None else uuid.uuid4().hex[:16]
+        self.stream_id = stream_id if stream_id is not None else os.urandom(8).hex()  # 16 random hex digits
         self.clock: Clock = clock or _now_ms
         self.session = Session(self.protocol, self.stream_id, strict_arguments, side_events, max_retained, choice)
         self.asm = self.session.asm
@@ -180,7 +186,7 @@ class StreamDecoder:
         else:
             self.framer = make_framer(framing or framings[0], sink, self.protocol, max_frame)
         self._ended: str | None = None
-        self._refused: UniEventError | None = None
+        self._refused: str | None = None  # the name of the error push() raised
         self._argument_failure: ArgumentsError | None = None
 
     # --- public API -----------------------------------------------------------------
@@ -248,14 +254,18 @@ class StreamDecoder:
                 end = "failed"
         self._ended = end
         release(out)  # a long push's events leave the cyclic collector's lists (compiled)
-        return out, self._outcome(end, pending)
+        outcome = self._outcome(end, pending)
+        self._let_go()
+        return out, outcome
 
     def abort(self) -> Outcome:
         """The caller cancelled: no events; what arrived is in the Outcome."""
         if self._ended is not None:
             raise self._state_error("abort")
         self._ended = "cancelled"
-        return self._outcome("cancelled", pending=self.asm.pending_done())
+        outcome = self._outcome("cancelled", pending=self.asm.pending_done())
+        self._let_go()
+        return outcome
 
     @property
     def argument_failure(self) -> ArgumentsError | None:
@@ -439,6 +449,23 @@ class StreamDecoder:
             return FRAME_JUNK
         return obj
 
+    def _let_go(self) -> None:
+        """After the end, nothing calls back into the decoder: the framer's sinks and the
+        handler's parser are the only references back to it (and a handler may refer to
+        itself), so without them a decoder nobody holds any longer is freed at once,
+        with all it assembled, instead of waiting as a cycle for the collector (after a
+        long decode, for a full collection)."""
+        framer: Any = self.framer
+        if isinstance(framer, FramingSniffer):
+            framer.let_go(_ended)
+        else:
+            framer.sink = _ended
+            if isinstance(framer, (SSEFramer, NDJSONFramer, AWSEventStreamFramer)):
+                framer.run = None
+        self._sink = _ended  # its own `_frame` when the handler reads objects only
+        self._run_sink = None
+        self.handler.let_go()
+
     def _use_framer(self, framer: Framer) -> None:
         self.framer = framer
 
@@ -472,7 +499,9 @@ class StreamDecoder:
 
     def _refuse(self, error: UniEventError | None, error_type: str = "", message: str = "") -> None:
         """After an error push() raised: no more input; finish() reports it."""
-        self._refused = error or DecoderUsageError("the decoder refused its input")
+        # its name only: the error itself goes up to the caller, and its traceback
+        # holds this decoder's frame
+        self._refused = type(error).__name__ if error is not None else DecoderUsageError.__name__
         self.framer.close()
         if error is not None:
             self.session.fail(ProviderError(f"{self.protocol}: {message or error.message}", error_type))
@@ -480,8 +509,7 @@ class StreamDecoder:
     def _state_error(self, call: str) -> DecoderStateError:
         if self._ended is not None:
             return DecoderStateError(self.protocol, self._ended, call)
-        refused = self._refused
-        return DecoderStateError(self.protocol, f"refused after {type(refused).__name__}", call)
+        return DecoderStateError(self.protocol, f"refused after {self._refused}", call)
 
     def _end_kind(self) -> End:
         end = self.handler.end()
@@ -506,7 +534,7 @@ class StreamDecoder:
             self.asm.close()
 
     def _fail_arguments(self, failure: ArgumentsError) -> None:
-        self._argument_failure = failure
+        self._argument_failure = failure.with_traceback(None)  # kept, not its frames
         self.framer.close()
         self.session.fail(
             ProviderError(

@@ -198,6 +198,9 @@ class Undetected:
     def state_name(self) -> str:
         return "choosing the protocol"
 
+    def let_go(self) -> None:
+        """Nothing of it refers back to the decoder."""
+
     def at_end(self) -> None:
         pass
 

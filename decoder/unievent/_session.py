@@ -128,6 +128,11 @@ class Session:
             self.note("retention_cap", f"{self.max_retained} side events kept; later ones are not")
 
 
+def _parse_nothing(event: str | None, payload: bytes) -> dict[str, Any] | int:
+    """The parser of a handler whose stream has ended (nothing reaches it)."""
+    return 0
+
+
 class Handler(Protocol):
     """What a protocol module provides (protocols/openai_chat.py is the reference one)."""
 
@@ -142,6 +147,7 @@ class Handler(Protocol):
     def before_stop(self) -> None: ...
     def closes_open_items(self, end: End) -> bool: ...
     def finish_reason(self) -> FinishReason: ...
+    def let_go(self) -> None: ...
 
 
 class MachineHandler:
@@ -158,6 +164,13 @@ class MachineHandler:
     #: the decoder's full path for a frame's bytes (set when the handler has a `raw`
     #: sink of its own): the parsed object, or the FRAME_* status of a frame that is none
     parse: Callable[[str | None, bytes], dict[str, Any] | int]
+
+    def let_go(self) -> None:
+        """After the end: no callback of the handler's refers back to the decoder or to
+        the handler itself any more, so that a decoder nobody holds is freed by
+        reference counting (a handler that keeps a bound method of its own drops it
+        here too)."""
+        self.parse = _parse_nothing
 
     def end(self) -> End:
         machine = self.machine

@@ -66,6 +66,10 @@ def is_prelude(head: bytes) -> bool:
     return bool(zlib.crc32(head[:8]) == crc and total >= 16 and headers <= total - 16)
 
 
+def _chose_nothing(framer: Framer) -> None:
+    """The callback of a sniffer whose decoder has ended."""
+
+
 class FramingSniffer:
     """A framer until the framing is known: `chosen(framer)` is called with the real one
     (which has been fed everything so far) as soon as it is."""
@@ -202,6 +206,12 @@ class FramingSniffer:
         if first == 123 and "ndjson" in framings:
             return "ndjson"
         return self._default()
+
+    def let_go(self, sink: FrameSink) -> None:
+        """After the end: the decoder's callbacks replaced, so that nothing here refers
+        back to it (`sink` refers to nothing)."""
+        self.sink = sink
+        self._chosen = _chose_nothing
 
     def _default(self) -> str:
         return "sse" if "sse" in self._framings else self._framings[0]

@@ -148,6 +148,10 @@ def normalize_anthropic_finish(native: str | None) -> FinishReason:
     return _FINISH_MAP.get(native, "unknown")
 
 
+def _no_delta(obj: dict[str, Any]) -> None:
+    """The delta handler of a stream that has ended (nothing reaches it)."""
+
+
 # usage iterations of the request's own model (summed into its usage)
 _OWN_ITERATIONS: Final = frozenset(("message", "compaction"))
 
@@ -601,6 +605,10 @@ class Anthropic(MachineHandler):
             self.asm.tool_arguments(fragment)
         else:
             self.parts.append(fragment)  # an implied call not named yet
+
+    def let_go(self) -> None:
+        super().let_go()
+        self.on_delta = _no_delta  # a bound method of its own: a cycle through the handler
 
     def _odd_delta(self, obj: dict[str, Any]) -> None:
         """A delta this block kind does not know (or no delta object): kept, never dropped."""

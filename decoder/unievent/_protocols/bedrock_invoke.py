@@ -220,6 +220,11 @@ class BedrockInvoke(MachineHandler):
     def closes_open_items(self, end: End) -> bool:
         return self.inner.closes_open_items(end) if self.inner is not None else True
 
+    def let_go(self) -> None:
+        super().let_go()
+        if self.inner is not None:
+            self.inner.let_go()
+
     # --- actions --------------------------------------------------------------------
 
     def _hand_over(self, event: str, inner: Any) -> None:
