@@ -11,7 +11,9 @@ Runs each contender (and an empty run, for the set-up cost) in its own process u
 or in the benchmark's network-sized pieces, and prints the ratio of instructions over
 the floor's, for the compiled build (when it is installed) and the pure-Python one
 (UNIEVENT_PURE=1).  Instructions are not seconds, but they repeat exactly, so a change
-in the decoder shows as a change in the count.  Needs valgrind on PATH.
+in the decoder shows as a change in the count.  Needs valgrind on PATH.  A compiled row
+stops the run when the compiled build is not what imports (a hot source edited since
+the build runs as source, with a warning): rebuild first.
 
 Gates (a benchmark command, not a test): every ratio at most 1.2 compiled and 2.0 pure;
 the exit status is 1 when one is above its gate (unless --no-gate).
@@ -50,6 +52,11 @@ def pieces_of(data: bytes, feed: str) -> list[bytes]:
 def run_one(protocol: str, contender: str, events: int, feed: str) -> None:
     """The measured process: set up both contenders, then decode with one of them."""
     sys.path.insert(0, str(HERE))
+    if os.environ.get("UNIEVENT_PURE") != "1":
+        import unievent
+
+        if not unievent.COMPILED:  # e.g. a hot module edited since the build: it runs as source
+            raise SystemExit("the compiled build is not what imports; rebuild: UNIEVENT_COMPILE=1 pip install -e .")
     if protocol in BEYOND_SSE:
         run_beyond_sse(protocol, contender, events, feed)
         return
@@ -102,7 +109,9 @@ def instructions(protocol: str, contender: str, events: int, feed: str, pure: bo
     # one hash seed for every run: str hashes decide dict and set layouts (orjson's
     # key cache among them), which otherwise move the floor's count by about 2%
     env = {**os.environ, "UNIEVENT_PURE": "1" if pure else "", "PYTHONHASHSEED": "0"}
-    done = subprocess.run(command, capture_output=True, text=True, check=True, env=env)
+    done = subprocess.run(command, capture_output=True, text=True, check=False, env=env)
+    if done.returncode != 0:
+        raise RuntimeError(f"{' '.join(command[5:])} failed:\n{done.stderr[-2000:]}")
     found = re.search(r"Collected : (\d+)", done.stderr)
     if found is None:
         raise RuntimeError(f"no instruction count in valgrind's output:\n{done.stderr[-2000:]}")
