@@ -23,7 +23,7 @@ import orjson
 from unievent._detect import Undetected, from_content_type, from_frame, from_payload, from_url
 from unievent._errors import DecoderStateError, DecoderUsageError, FrameTooLargeError, UniEventError
 from unievent._events import DoneItem, Event, Message, ToolCallDone
-from unievent._framing import FRAME_JUNK, FRAME_OK, FRAME_OVER, Framer, FrameSink, RunSink
+from unievent._framing import FRAME_JUNK, FRAME_OK, FRAME_OVER, Framer, FrameSink, RunSink, ended
 from unievent._framing.aws_eventstream import AWSEventStreamFramer
 from unievent._framing.json_body import JSONBodyFramer
 from unievent._framing.ndjson import NDJSONFramer
@@ -50,12 +50,6 @@ _SHORTEST_TOO_DEEP: Final = 2 * (MAX_DEPTH + 1)
 
 def _now_ms() -> int:
     return time.time_ns() // 1_000_000
-
-
-def _ended(event: str | None, payload: bytes) -> int:
-    """The frame sink of a decoder that has ended; push() refuses before anything could
-    reach it."""
-    return FRAME_OVER
 
 
 def _framings_of(content_type: str, framings: tuple[str, ...]) -> tuple[str, ...]:
@@ -455,15 +449,11 @@ class StreamDecoder:
         itself), so without them a decoder nobody holds any longer is freed at once,
         with all it assembled, instead of waiting as a cycle for the collector (after a
         long decode, for a full collection)."""
-        framer: Any = self.framer
-        if isinstance(framer, FramingSniffer):
-            framer.let_go(_ended)
-        else:
-            framer.sink = _ended
-            if isinstance(framer, (SSEFramer, NDJSONFramer, AWSEventStreamFramer)):
-                framer.run = None
-        self._sink = _ended  # its own `_frame` when the handler reads objects only
         self._run_sink = None
+        self._set_sink(ended)  # the framer's sink and run taker
+        self._sink = ended  # its own `_frame` when the handler reads objects only
+        if isinstance(self.framer, FramingSniffer):
+            self.framer.let_go()  # its callback for the framing it never chose
         self.handler.let_go()
 
     def _use_framer(self, framer: Framer) -> None:

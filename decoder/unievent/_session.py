@@ -17,6 +17,7 @@ from collections.abc import Callable
 from typing import Any, ClassVar, Final, Protocol, cast
 
 from unievent._events import FinishReason, Usage
+from unievent._framing import ended
 from unievent._grammar import Assembler
 from unievent._outcome import Anomalies, End, ProviderError
 from unievent._side import SideEvent
@@ -128,11 +129,6 @@ class Session:
             self.note("retention_cap", f"{self.max_retained} side events kept; later ones are not")
 
 
-def _parse_nothing(event: str | None, payload: bytes) -> dict[str, Any] | int:
-    """The parser of a handler whose stream has ended (nothing reaches it)."""
-    return 0
-
-
 class Handler(Protocol):
     """What a protocol module provides (protocols/openai_chat.py is the reference one)."""
 
@@ -170,7 +166,7 @@ class MachineHandler:
         the handler itself any more, so that a decoder nobody holds is freed by
         reference counting (a handler that keeps a bound method of its own drops it
         here too)."""
-        self.parse = _parse_nothing
+        self.parse = ended
 
     def end(self) -> End:
         machine = self.machine

@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Final, Protocol
 
-__all__ = ["BOM", "FRAME_JUNK", "FRAME_OK", "FRAME_OVER", "FrameSink", "Framer", "RunSink", "past_boms"]
+__all__ = ["BOM", "FRAME_JUNK", "FRAME_OK", "FRAME_OVER", "FrameSink", "Framer", "RunSink", "ended", "past_boms"]
 
 # Final: a compiled framer (mypyc) inlines the values
 FRAME_OK: Final = 0
@@ -25,6 +25,13 @@ FRAME_JUNK: Final = 1
 FRAME_OVER: Final = 2
 
 FrameSink = Callable[[str | None, bytes], int]
+
+
+def ended(event: str | None, payload: bytes) -> int:
+    """The sink (and a handler's parser) once the decoder has ended: it stands in for the
+    callbacks that referred back to the decoder, and nothing reaches it, since push()
+    refuses first."""
+    return FRAME_OVER
 #: a handler's sink for a run of whole frames (their `event: NAME` lines, or for AWS
 #: event-stream frames their event names, None when the frames have no name; and their
 #: payloads, from an index on): it takes the frames

@@ -207,10 +207,9 @@ class FramingSniffer:
             return "ndjson"
         return self._default()
 
-    def let_go(self, sink: FrameSink) -> None:
-        """After the end: the decoder's callbacks replaced, so that nothing here refers
-        back to it (`sink` refers to nothing)."""
-        self.sink = sink
+    def let_go(self) -> None:
+        """After the end: the decoder's callback for the framing replaced, so that
+        nothing here refers back to it (the decoder replaces the sink itself)."""
         self._chosen = _chose_nothing
 
     def _default(self) -> str:
