@@ -271,12 +271,13 @@ def test_an_ended_decoder_leaves_no_cycle_for_the_collector(path: Any) -> None:
 
 
 @pytest.mark.parametrize(("protocol", "body"), [("gemini", " "), ("auto", "  "), ("gemini", "")])
-def test_a_decoder_still_choosing_its_framing_leaves_no_cycle(protocol: Any, body: str) -> None:
+def test_a_decoder_still_choosing_its_framing_leaves_no_cycle(protocol: str, body: str) -> None:
     # blank bytes name no framing: the sniffer never chose, and still holds the
     # decoder's callback when the stream ends
+    from unievent._decoder import StreamDecoder as RuntimeStreamDecoder  # takes any protocol name
     from unievent._framing.sniff import FramingSniffer
 
-    decoder = unievent.StreamDecoder(protocol)
+    decoder = RuntimeStreamDecoder(protocol)
     decoder.push(body.encode())
     assert isinstance(decoder.framer, FramingSniffer)  # what this test is about
     case = {"protocol": protocol, "options": {}, "chunks": [body], "encoding": "utf-8"}
