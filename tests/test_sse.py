@@ -226,6 +226,11 @@ ODD_FRAMES = [
     b"event: a\ndata: {}\nevent: b\n\n",  # a name after the data
     b"event: a\ndata: {}\n\ndata: {}\n\n",  # a frame of a name and its data, then one of data alone
     b"event: a\ndata: {}\nid: 7\nevent: a\ndata: {}\n\n",  # two names and two data lines, an id between
+    # frames of the run's shape, another name: a run of one name is split on its own
+    # name, so these must end it as any other frame does
+    b"event: b\ndata: {}\n\n",
+    b"event: aa\ndata: {}\n\n",  # a name that starts with the run's
+    b"event: a \ndata: {}\n\n",
 ]
 
 
