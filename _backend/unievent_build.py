@@ -58,6 +58,7 @@ C_MODULES = {
     "unievent._gcfree": "unievent/_gcfree.c",
     "unievent._awsframes": "unievent/_awsframes.c",
     "unievent._deltas": "unievent/_deltas.c",
+    "unievent._search": "unievent/_search.c",
 }
 #: the C libraries they link with (zlib: its crc32 is the one `zlib.crc32` calls)
 C_LIBRARIES = {"unievent._awsframes": ["z"]}

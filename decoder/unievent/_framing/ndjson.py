@@ -30,6 +30,7 @@ from unievent._errors import FrameTooLargeError
 from unievent._framing import BOM, FRAME_JUNK, FRAME_OK, FRAME_OVER, FrameSink, RunSink, past_boms
 from unievent._generated import ndjson as M
 from unievent._jsonscan import Nesting
+from unievent._search import find
 
 __all__ = ["NDJSONFramer"]
 
@@ -132,7 +133,7 @@ class NDJSONFramer:
             data = self._past_boms(data)
             if not data:
                 return
-        if data.find(b"\n") < 0:
+        if find(data, b"\n") < 0:
             self._hold(data)
             return
         if self._pending:

@@ -36,6 +36,7 @@ from typing import Final
 from unievent._errors import FrameTooLargeError
 from unievent._framing import BOM, FRAME_JUNK, FRAME_OK, FRAME_OVER, FrameSink, RunSink, past_boms
 from unievent._generated import sse as M
+from unievent._search import find, rfind
 
 __all__ = ["BODY_CAP", "DEFAULT_MAX_FRAME", "SSEFramer"]
 
@@ -222,13 +223,13 @@ class SSEFramer:
         if self._cr:
             data = b"\r" + data
             self._cr = False
-        if data.find(b"\r") >= 0:
+        if find(data, b"\r") >= 0:
             if data[-1] == 13:
                 self._cr = True
                 data = data[:-1]
             data = self._crlf_frames(data)
             data = data.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
-        nl = data.find(b"\n")
+        nl = find(data, b"\n")
         if nl < 0:
             self._hold(data)
             return
@@ -238,7 +239,7 @@ class SSEFramer:
             self._deferred = b""
             self._pending.clear()  # (its bytes were copied into `head`)
             self._pending_size = 0
-            nl = deferred.find(b"\n") if deferred else nl + len(head)
+            nl = find(deferred, b"\n") if deferred else nl + len(head)
             data = head + data
         self._lines(data, nl)
 
@@ -259,13 +260,13 @@ class SSEFramer:
             return data
         pending = self._pending
         buf = b"".join((pending, data)) if pending else data
-        last = buf.rfind(b"\r\n\r\n")
+        last = rfind(buf, b"\r\n\r\n")
         if last < 0 or last > self.max_frame or buf[:6] != b"data: ":
             return data
         payloads = buf[:last].split(b"\r\n\r\ndata: ")
         payloads[0] = payloads[0][6:]
         joined = b"".join(payloads)
-        if joined.find(b"\n") >= 0 or joined.find(b"\r") >= 0:
+        if find(joined, b"\n") >= 0 or find(joined, b"\r") >= 0:
             return data
         self._pending = bytearray()
         self._pending_size = 0
@@ -280,10 +281,10 @@ class SSEFramer:
         deferred = self._deferred
         if deferred:  # its complete lines go through the table as a push would have
             self._deferred = b""
-            cut = deferred.rfind(b"\n") + 1
+            cut = rfind(deferred, b"\n") + 1
             if cut < len(deferred):
                 self._pending[0:0] = deferred[cut:]
-            self._line_by_line(deferred[:cut], 0, deferred.find(b"\n"))
+            self._line_by_line(deferred[:cut], 0, find(deferred, b"\n"))
         tail = bytes(self._pending)
         self._pending = bytearray()
         if self._bom is not None:
@@ -335,7 +336,7 @@ class SSEFramer:
         pos = 0
         if _SHORTCUT_DEST[self.state] < 0 and not self.closed:
             # the blank line that ends the open frame: at `pos` itself, or after a line
-            end = 1 if nl == 0 else buf.find(b"\n\n", nl) + 2
+            end = 1 if nl == 0 else find(buf, b"\n\n", nl) + 2
             if end < 2 and nl != 0:
                 self._line_by_line(buf, 0, nl)  # no blank line: the frame stays open
                 return
@@ -343,17 +344,17 @@ class SSEFramer:
             if end == len(buf):
                 return
             pos = end
-            nl = buf.find(b"\n", pos)
+            nl = find(buf, b"\n", pos)
             if nl < 0:
                 self._hold(buf[pos:])
                 return
         if _SHORTCUT_DEST[self.state] >= 0 and not self.closed:
-            last = buf.rfind(b"\n\n", nl)
+            last = rfind(buf, b"\n\n", nl)
             if last >= 0 and last >= pos:
                 self._frames(buf[pos:last])
                 pos = last + 2
                 if pos < len(buf):
-                    nl = buf.find(b"\n", pos)
+                    nl = find(buf, b"\n", pos)
                     if nl < 0:
                         self._hold(buf[pos:])
                         return
@@ -371,7 +372,7 @@ class SSEFramer:
         """Keep `rest` (a frame's complete lines, then maybe the start of a line) for
         the next push; its incomplete line counts toward the line cap as if held."""
         self._deferred = rest
-        self._pending_size = len(rest) - rest.rfind(b"\n") - 1
+        self._pending_size = len(rest) - rfind(rest, b"\n") - 1
 
     def _frames(self, complete: bytes) -> None:
         """Whole frames, split on blank lines in C.  A frame `data: X` or `event: E` +
@@ -395,7 +396,7 @@ class SSEFramer:
                 # a block within the cap holds no line and no data over it; a longer
                 # one goes line by line, where each line and the data are measured
                 head, found, rest = block.partition(b"data: ")
-                if found and rest.find(b"\n") < 0 and len(block) <= max_frame:
+                if found and find(rest, b"\n") < 0 and len(block) <= max_frame:
                     if not head:
                         event = None
                         payload = rest
@@ -407,7 +408,7 @@ class SSEFramer:
                             payload = rest
             if payload is None:
                 self.state = state
-                self._line_by_line(block + b"\n\n", 0, block.find(b"\n"))
+                self._line_by_line(block + b"\n\n", 0, find(block, b"\n"))
                 state = self.state
                 continue
             state = dest
@@ -435,7 +436,7 @@ class SSEFramer:
         if complete.startswith(b"data: "):
             payloads = complete.split(b"\n\ndata: ")
             payloads[0] = payloads[0][6:]
-            if b"".join(payloads).find(b"\n") >= 0:
+            if find(b"".join(payloads), b"\n") >= 0:
                 return complete.split(b"\n\n")
             names: list[bytes] | None = None
         elif complete.startswith(b"event: "):
@@ -451,7 +452,7 @@ class SSEFramer:
                     break
                 heads.append(head)
                 payloads.append(payload)
-            if not heads or b"".join(payloads).find(b"\n") >= 0:
+            if not heads or find(b"".join(payloads), b"\n") >= 0:
                 return blocks  # a frame of more lines
             # every head one `event:` line (their names are read only for the sink):
             # the first checked alone when all are equal, as in a run of deltas;
@@ -460,9 +461,9 @@ class SSEFramer:
             first = heads[0]
             k = len(heads) - 1
             if heads.count(first) == k + 1:
-                if first.find(b"\n") >= 0:  # (it starts `event: `, as `complete` does)
+                if find(first, b"\n") >= 0:  # (it starts `event: `, as `complete` does)
                     return blocks
-            elif b"".join(heads).find(b"\n") >= 0 or b"\n".join(heads).count(b"\nevent: ") != k:
+            elif find(b"".join(heads), b"\n") >= 0 or b"\n".join(heads).count(b"\nevent: ") != k:
                 return blocks
             names = heads
         else:
@@ -478,16 +479,16 @@ class SSEFramer:
         exactly those frames and payloads, as a split at each blank line would find
         them.  Tried only when the last frame starts as the first does (a run of
         several names costs one slice then); False: it took nothing."""
-        line_end = complete.find(b"\n")
+        line_end = find(complete, b"\n")
         if line_end < 0 or complete[line_end : line_end + 7] != b"\ndata: ":
             return False
         head = complete[:line_end]
         starts = b"\n\n" + head + b"\ndata: "
-        last = complete.rfind(b"\n\n")
+        last = rfind(complete, b"\n\n")
         if last >= 0 and complete[last : last + len(starts)] != starts:
             return False
         payloads = complete[line_end + 7 :].split(starts)
-        if b"".join(payloads).find(b"\n") >= 0:
+        if find(b"".join(payloads), b"\n") >= 0:
             return False
         self._take_run(payloads, [head] * len(payloads), dest)
         return True
@@ -522,16 +523,15 @@ class SSEFramer:
     def _line_by_line(self, buf: bytes, pos: int, nl: int) -> None:
         """The table, one line at a time: the one place where its actions run.
         `nl` is the first line end at or after `pos` (or -1)."""
-        find = buf.find
         if nl < pos:
-            nl = find(b"\n", pos)
+            nl = find(buf, b"\n", pos)
         max_frame = self.max_frame
         while nl >= 0:
             if nl - pos > max_frame:
                 raise FrameTooLargeError(self.protocol, self.state_name, "line", nl - pos, max_frame)
             line = buf[pos:nl]
             pos = nl + 1
-            nl = find(b"\n", pos)
+            nl = find(buf, b"\n", pos)
             # `data:` lines come first: they are nearly every line of a stream
             if line[:5] == b"data:":
                 symbol = _SY_DATA
@@ -640,7 +640,7 @@ class SSEFramer:
         """The event name of a frame head `event: NAME\\n` (the line before a single
         `data:` line), or None when the head is anything else (the frame then goes
         line by line)."""
-        if not (head.startswith(b"event: ") and head.find(b"\n") == len(head) - 1 and len(head) <= self.max_frame):
+        if not (head.startswith(b"event: ") and find(head, b"\n") == len(head) - 1 and len(head) <= self.max_frame):
             return None
         name = head[7:-1].decode("utf-8", "replace").strip()
         if len(self._heads) < 64:
@@ -668,7 +668,7 @@ class SSEFramer:
 
 def _field(line: bytes) -> tuple[int, bytes]:
     """Symbol and value of a line that is not data, blank or a comment."""
-    colon = line.find(b":")
+    colon = find(line, b":")
     if colon < 0:
         return _FIELDS.get(line, _SY_OTHER), b"" if line in _FIELDS else line
     symbol = _FIELDS.get(line[:colon], _SY_OTHER)
