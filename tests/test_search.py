@@ -22,7 +22,7 @@ compiled_only = pytest.mark.skipif(not unievent.COMPILED, reason="the compiled b
 STAND_IN = stand_in("_search")
 # few distinct bytes, so that needles are found, and found again
 haystacks = st.binary(max_size=40).map(lambda b: bytes(c % 3 + 10 for c in b))
-needles = st.binary(max_size=4).map(lambda b: bytes(c % 3 + 10 for c in b))
+needles = st.binary(max_size=6).map(lambda b: bytes(c % 3 + 10 for c in b))
 
 
 def test_the_stand_in_is_the_methods() -> None:
@@ -52,6 +52,7 @@ def test_find_and_rfind_give_what_the_methods_give(data: bytes, sub: bytes, star
         (b"", b"", 0),
         (b"", b"\n", 0),
         (b"data: x\r\n\r\ndata: y", b"\r\n\r\n", -12),
+        (b'{"a":"x\\"}],"b":1}', b'"}],"b":', 5),  # a longer needle, its first byte found before it
     ],
 )
 def test_the_edges_give_what_the_methods_give(data: bytes, sub: bytes, start: int) -> None:

@@ -43,6 +43,8 @@ from typing import Any, Final
 
 import orjson
 
+from unievent._search import find
+
 __all__ = [
     "LETTERS_AND_DIGITS",
     "RUN_MOST",
@@ -453,7 +455,7 @@ class ValueTemplate:
                 return
             # the first `mid` after the head, and only when it ends before the tail
             # (so the head, the holes and the tail do not overlap)
-            cut = payload.find(mid_start, first)
+            cut = find(payload, mid_start, first)
             if cut < 0 or cut + size > end or payload[cut : cut + size] != mid:
                 return
             strings.append(payload[first:cut])

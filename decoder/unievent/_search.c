@@ -5,14 +5,15 @@
  * Compiled code calls a bytes method it has no primitive for as a Python method: the
  * arguments go into a tuple and are parsed from it by format, about 1,000 instructions
  * a call, where the search itself (a line end in a network read) takes a few dozen.
- * The framers make several such calls a push, which made most of a push's fixed cost.
+ * The framers make several such calls a push, and Gemini's template one a record.
  * Here a call is a vectorcall of a METH_FASTCALL function.
  *
  * find(data, sub[, start]) and rfind(data, sub[, start]) return what data.find(sub,
  * start) and data.rfind(sub, start) return, for bytes `data` and `sub` and an int
- * `start` (negative counts from the end).  A match is found by memchr (memrchr) for
- * its first byte, then compared whole: time is at most len(data) * len(sub), linear
- * for the short separators the framers look for.
+ * `start` (negative counts from the end).  find looks for a needle of more than two
+ * bytes with glibc's memmem (a two-way search, linear) where there is one; otherwise
+ * a match is found by memchr (memrchr) for its first byte, then compared whole: time
+ * at most len(data) * len(sub), linear for the short separators the framers look for.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -91,6 +92,12 @@ find(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     if (m == 0) {
         return PyLong_FromSsize_t(start);
     }
+#if defined(__GLIBC__)
+    if (m > 2) { /* glibc's memmem is a two-way search: linear in len(data) */
+        const char *hit = memmem(s + start, (size_t)(n - start), p, (size_t)m);
+        return PyLong_FromSsize_t(hit == NULL ? -1 : hit - s);
+    }
+#endif
     Py_ssize_t last = n - m; /* the last place a match may start */
     Py_ssize_t at = start;
     while (at <= last) {
