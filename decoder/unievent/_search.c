@@ -37,10 +37,18 @@ last_byte(const char *s, char c, size_t size)
 #endif
 }
 
+/* one search: the haystack, the needle, and where the search starts */
+typedef struct {
+    const char *s;
+    const char *p;
+    Py_ssize_t n;
+    Py_ssize_t m;
+    Py_ssize_t start;
+} Search;
+
 /* the arguments of find and rfind; 0 on success, -1 with an exception set */
 static int
-parse(const char *name, PyObject *const *args, Py_ssize_t nargs, PyObject **data, PyObject **sub,
-      Py_ssize_t *start)
+parse(const char *name, PyObject *const *args, Py_ssize_t nargs, Search *q)
 {
     if (nargs < 2 || nargs > 3) {
         PyErr_Format(PyExc_TypeError, "%s() takes 2 or 3 arguments (%zd given)", name, nargs);
@@ -50,56 +58,45 @@ parse(const char *name, PyObject *const *args, Py_ssize_t nargs, PyObject **data
         PyErr_Format(PyExc_TypeError, "%s() searches bytes for bytes", name);
         return -1;
     }
-    *data = args[0];
-    *sub = args[1];
-    *start = 0;
+    q->s = PyBytes_AS_STRING(args[0]);
+    q->p = PyBytes_AS_STRING(args[1]);
+    q->n = PyBytes_GET_SIZE(args[0]);
+    q->m = PyBytes_GET_SIZE(args[1]);
+    q->start = 0;
     if (nargs == 3) {
         if (!PyLong_CheckExact(args[2])) {
             PyErr_Format(PyExc_TypeError, "%s() takes an int start", name);
             return -1;
         }
-        *start = PyLong_AsSsize_t(args[2]);
-        if (*start == -1 && PyErr_Occurred()) {
+        q->start = PyLong_AsSsize_t(args[2]);
+        if (q->start == -1 && PyErr_Occurred()) {
             return -1;
         }
-        if (*start < 0) {
-            *start += PyBytes_GET_SIZE(args[0]);
-            if (*start < 0) {
-                *start = 0;
+        if (q->start < 0) { /* from the end, as a slice index */
+            q->start += q->n;
+            if (q->start < 0) {
+                q->start = 0;
             }
         }
     }
     return 0;
 }
 
-PyDoc_STRVAR(find_doc, "find(data, sub, start=0) -> int\n\nWhat data.find(sub, start) returns.");
-
-static PyObject *
-find(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+/* the first match at or after start, or -1 (a needle that fits there, not empty) */
+static Py_ssize_t
+first_match(const Search *q)
 {
-    PyObject *data, *sub;
-    Py_ssize_t start;
-    if (parse("find", args, nargs, &data, &sub, &start) < 0) {
-        return NULL;
-    }
-    const char *s = PyBytes_AS_STRING(data);
-    const char *p = PyBytes_AS_STRING(sub);
-    Py_ssize_t n = PyBytes_GET_SIZE(data);
-    Py_ssize_t m = PyBytes_GET_SIZE(sub);
-    if (start > n || m > n - start) {
-        return PyLong_FromSsize_t(-1);
-    }
-    if (m == 0) {
-        return PyLong_FromSsize_t(start);
-    }
+    const char *s = q->s;
+    const char *p = q->p;
+    Py_ssize_t m = q->m;
 #if defined(__GLIBC__)
     if (m > 2) { /* glibc's memmem is a two-way search: linear in len(data) */
-        const char *hit = memmem(s + start, (size_t)(n - start), p, (size_t)m);
-        return PyLong_FromSsize_t(hit == NULL ? -1 : hit - s);
+        const char *hit = memmem(s + q->start, (size_t)(q->n - q->start), p, (size_t)m);
+        return hit == NULL ? -1 : hit - s;
     }
 #endif
-    Py_ssize_t last = n - m; /* the last place a match may start */
-    Py_ssize_t at = start;
+    Py_ssize_t last = q->n - m; /* the last place a match may start */
+    Py_ssize_t at = q->start;
     while (at <= last) {
         const char *hit = memchr(s + at, p[0], (size_t)(last - at + 1));
         if (hit == NULL) {
@@ -107,11 +104,47 @@ find(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
         }
         at = hit - s;
         if (memcmp(hit + 1, p + 1, (size_t)(m - 1)) == 0) {
-            return PyLong_FromSsize_t(at);
+            return at;
         }
         at += 1;
     }
-    return PyLong_FromSsize_t(-1);
+    return -1;
+}
+
+/* the last match at or after start, or -1 (a needle that fits there, not empty) */
+static Py_ssize_t
+last_match(const Search *q)
+{
+    const char *s = q->s;
+    const char *p = q->p;
+    Py_ssize_t m = q->m;
+    Py_ssize_t at = q->n - m; /* the last place a match may start */
+    while (at >= q->start) {
+        const char *hit = last_byte(s + q->start, p[0], (size_t)(at - q->start + 1));
+        if (hit == NULL) {
+            break;
+        }
+        at = hit - s;
+        if (memcmp(hit + 1, p + 1, (size_t)(m - 1)) == 0) {
+            return at;
+        }
+        at -= 1;
+    }
+    return -1;
+}
+
+PyDoc_STRVAR(find_doc, "find(data, sub, start=0) -> int\n\nWhat data.find(sub, start) returns.");
+
+static PyObject *
+find(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    Search q;
+    if (parse("find", args, nargs, &q) < 0) {
+        return NULL;
+    }
+    /* no room for the needle after start; an empty one is found at start */
+    Py_ssize_t at = q.start > q.n - q.m ? -1 : q.m == 0 ? q.start : first_match(&q);
+    return PyLong_FromSsize_t(at);
 }
 
 PyDoc_STRVAR(rfind_doc, "rfind(data, sub, start=0) -> int\n\nWhat data.rfind(sub, start) returns.");
@@ -119,34 +152,13 @@ PyDoc_STRVAR(rfind_doc, "rfind(data, sub, start=0) -> int\n\nWhat data.rfind(sub
 static PyObject *
 rfind(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 {
-    PyObject *data, *sub;
-    Py_ssize_t start;
-    if (parse("rfind", args, nargs, &data, &sub, &start) < 0) {
+    Search q;
+    if (parse("rfind", args, nargs, &q) < 0) {
         return NULL;
     }
-    const char *s = PyBytes_AS_STRING(data);
-    const char *p = PyBytes_AS_STRING(sub);
-    Py_ssize_t n = PyBytes_GET_SIZE(data);
-    Py_ssize_t m = PyBytes_GET_SIZE(sub);
-    if (start > n || m > n - start) {
-        return PyLong_FromSsize_t(-1);
-    }
-    if (m == 0) {
-        return PyLong_FromSsize_t(n);
-    }
-    Py_ssize_t at = n - m; /* the last place a match may start */
-    while (at >= start) {
-        const char *hit = last_byte(s + start, p[0], (size_t)(at - start + 1));
-        if (hit == NULL) {
-            break;
-        }
-        at = hit - s;
-        if (memcmp(hit + 1, p + 1, (size_t)(m - 1)) == 0) {
-            return PyLong_FromSsize_t(at);
-        }
-        at -= 1;
-    }
-    return PyLong_FromSsize_t(-1);
+    /* no room for the needle after start; an empty one is found at the end */
+    Py_ssize_t at = q.start > q.n - q.m ? -1 : q.m == 0 ? q.n : last_match(&q);
+    return PyLong_FromSsize_t(at);
 }
 
 static PyMethodDef methods[] = {
