@@ -263,6 +263,32 @@ def test_a_run_with_one_frame_of_another_shape_frames_as_the_table_does(
     assert_framed_as_the_table_does(with_one_odd(GOOD, odd, where), monkeypatch)
 
 
+@pytest.mark.parametrize(
+    ("run", "taken"),
+    [
+        (GOOD * 5, True),  # one name: one split
+        (b"event: b\ndata: {}\n\n" + GOOD * 3 + b"event: b\ndata: {}\n\n", False),  # two names
+        (GOOD * 2 + b"event: a\ndata: {}\ndata: {}\n\n" + GOOD * 2, False),  # a frame of more lines
+        (GOOD * 2 + b"event: a\ndata: {}\n\n\n" + GOOD * 2, False),  # a blank line more
+    ],
+)
+def test_a_run_of_one_name_is_split_at_once_and_only_then(run: bytes, taken: bool) -> None:
+    from unievent._framing import FRAME_OK
+    from unievent._framing.sse import SSEFramer
+
+    seen: list[tuple[str | None, bytes]] = []
+
+    def sink(event: str | None, payload: bytes) -> int:
+        seen.append((event, payload))
+        return FRAME_OK
+
+    framer = SSEFramer(sink, "anthropic")
+    complete = run[: run.rfind(b"\n\n")]  # the run as _lines hands it over
+    assert framer._one_name_run(complete, framer.state) is taken
+    if taken:
+        assert seen == [("a", b"{}")] * 5
+
+
 # Gemini writes its records with CRLF line ends: a run of such `data:` frames is split
 # as it is, and must frame as the rewrite to LF ends does
 GOOD_CRLF = b"data: {}\r\n\r\n"

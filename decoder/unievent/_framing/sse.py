@@ -1,8 +1,9 @@
 # Server-sent-events framing: bytes in, frames out (machine: machines/sse.py).
 #
-# Line ends (`\n`, `\r\n`, a lone `\r`) are found with `bytes.find`, and no byte is
-# searched twice: an incomplete line waits as a list of pieces (no line end in any of
-# them) and is joined once, when its end arrives, so a long line fed in small pieces
+# Line ends (`\n`, `\r\n`, a lone `\r`) are found with `bytes.find` (a C function in the
+# compiled build, unievent._search), and no byte is searched twice: an incomplete line
+# waits as a list of pieces (no line end in any of them) and is joined once, when its
+# end arrives, so a long line fed in small pieces
 # costs linear time.  Pushes that contain a `\r` are first rewritten to `\n` endings
 # (C-speed `replace`); a `\r` that ends a push is held back, since it may be half of
 # `\r\n`.  Whole `data:` frames with CRLF ends, before that, are split as they are
@@ -124,6 +125,18 @@ _SHORTCUT_DEST: tuple[int, ...] = tuple(_shortcut_dest(s) for s in range(len(M.S
 # the framer dispatches after the other actions of a transition have run
 assert all(acts.index(_DISPATCH) == len(acts) - 1 for row in _DO for acts in row if _DISPATCH in acts)
 
+
+
+def _one_shape_payloads(run: bytes, skip: int, starts: bytes) -> list[bytes] | None:
+    """The payloads of `run`, whole frames all of one shape: the first from `skip` on,
+    each next after one of `starts` (the blank line, then all that comes before every
+    payload).  None when a payload holds a newline: then a blank line lies elsewhere, or
+    a frame has more lines, and the run is not of that shape.  Split in one call and
+    checked with one memchr over the payloads joined; `run` itself is not copied (its
+    first frame's head cannot hold `starts`, which begins with a blank line)."""
+    payloads = run.split(starts)
+    payloads[0] = payloads[0][skip:]
+    return None if find(b"".join(payloads), b"\n") >= 0 else payloads
 
 class SSEFramer:
     """Incremental SSE framer: `feed(bytes)` as bytes arrive, `eof()` at the end.
@@ -434,10 +447,10 @@ class SSEFramer:
         blank lines, when it took none; None: it took them all)."""
         rest: list[bytes] = []
         if complete.startswith(b"data: "):
-            payloads = complete.split(b"\n\ndata: ")
-            payloads[0] = payloads[0][6:]
-            if find(b"".join(payloads), b"\n") >= 0:
+            data_run = _one_shape_payloads(complete, 6, b"\n\ndata: ")
+            if data_run is None:
                 return complete.split(b"\n\n")
+            payloads = data_run
             names: list[bytes] | None = None
         elif complete.startswith(b"event: "):
             if self._one_name_run(complete, dest):
@@ -487,8 +500,8 @@ class SSEFramer:
         last = rfind(complete, b"\n\n")
         if last >= 0 and complete[last : last + len(starts)] != starts:
             return False
-        payloads = complete[line_end + 7 :].split(starts)
-        if find(b"".join(payloads), b"\n") >= 0:
+        payloads = _one_shape_payloads(complete, line_end + 7, starts)
+        if payloads is None:
             return False
         self._take_run(payloads, [head] * len(payloads), dest)
         return True
