@@ -175,7 +175,7 @@ def main(argv: list[str]) -> int:
                 uni = instructions(protocol, "unievent", args.events, feed, pure, layouts) - own_base
                 ratio = uni / floor
                 if ratio > GATES[build]:
-                    over.append(f"{protocol} {feed} {build}: {ratio:.2f}x > {GATES[build]}x")
+                    over.append(f"{protocol} {feed} {build}: {ratio:.3f}x > {GATES[build]}x")
                 cells.append(f"{uni / per:,.0f} ({ratio:.2f}x)")
             print(f"| {protocol} | {feed} | {floor / per:,.0f} | " + " | ".join(cells) + " |")
     if over:
