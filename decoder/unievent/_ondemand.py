@@ -407,9 +407,9 @@ class Template:
 
 
 def _plain_up_to(holes: list[bytes], paddings: list[bytes]) -> list[bytes]:
-    """`holes` up to the first that is empty or whose padding (of `paddings`, one a
-    hole) is not plain: for a run whose frames all pass, one join, one translate and
-    one `all` where a check a frame would cost a method call and a comparison each."""
+    """`holes` up to the first that is empty or whose padding (`paddings[i]` is hole
+    i's) is not plain: for a run whose frames all pass, one join, one translate and one
+    `all`, where a check a frame costs a method call and a comparison each."""
     joined = b"".join(paddings)
     if joined.translate(_PLAIN_TABLE) == joined and all(holes):
         return holes
