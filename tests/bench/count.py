@@ -98,9 +98,10 @@ def run_beyond_sse(protocol: str, contender: str, events: int, feed: str) -> Non
 
 
 def instructions(protocol: str, contender: str, events: int, feed: str, pure: bool, layouts: int = 1) -> int:
-    """The instructions of one run, or the median over `layouts` runs, each with the
-    environment a few hundred bytes longer: that moves where the process's memory lies,
-    and the allocator's work with it (pure-Python decodes move by up to 5%)."""
+    """The instructions of one run, or the median over `layouts` runs (the upper of the
+    two middle ones for an even count), each with the environment a few hundred bytes
+    longer: that moves where the process's memory lies, and the allocator's work with it
+    (pure-Python decodes move by up to 5%)."""
     counts = sorted(_instructions(protocol, contender, events, feed, pure, 300 * k) for k in range(layouts))
     return counts[len(counts) // 2]
 
@@ -153,6 +154,8 @@ def main(argv: list[str]) -> int:
         help="count each run in this many memory layouts (environments of other sizes) and take the median",
     )
     args = parser.parse_args(argv)
+    if args.layouts < 1:
+        parser.error("--layouts takes a count of at least 1")
     if shutil.which("valgrind") is None:
         print("valgrind is not on PATH", file=sys.stderr)
         return 2
@@ -163,10 +166,10 @@ def main(argv: list[str]) -> int:
     print("|---|---|---|" + "---|" * len(builds))
     over = []
     per = 3 * args.events
+    layouts = args.layouts
     for protocol in args.protocol.split(","):
         for feed in args.feed.split(","):
             cells = []
-            layouts = args.layouts
             base = instructions(protocol, "none", args.events, feed, True, layouts)
             floor = instructions(protocol, "floor", args.events, feed, True, layouts) - base
             for build in builds:
