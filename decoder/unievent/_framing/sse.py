@@ -3,12 +3,11 @@
 # Line ends (`\n`, `\r\n`, a lone `\r`) are found with `bytes.find` (a C function in the
 # compiled build, unievent._search), and no byte is searched twice: an incomplete line
 # waits as a list of pieces (no line end in any of them) and is joined once, when its
-# end arrives, so a long line fed in small pieces
-# costs linear time.  Pushes that contain a `\r` are first rewritten to `\n` endings
-# (C-speed `replace`); a `\r` that ends a push is held back, since it may be half of
-# `\r\n`.  Whole `data:` frames with CRLF ends, before that, are split as they are
-# (`_crlf_frames`): the rewrite would only copy them.  Every leading BOM of the body
-# is removed, however the pushes split them.
+# end arrives, so a long line fed in small pieces costs linear time.  Pushes that
+# contain a `\r` are first rewritten to `\n` endings (C-speed `replace`); a `\r` that
+# ends a push is held back, since it may be half of `\r\n`.  Whole `data:` frames with
+# CRLF ends, before that, are split as they are (`_crlf_frames`): the rewrite would only
+# copy them.  Every leading BOM of the body is removed, however the pushes split them.
 #
 # Each complete line is classified into a symbol of machines/sse.py and fed to the
 # generated table, whose actions run in `_line_by_line`; nothing here decides which
@@ -126,7 +125,6 @@ _SHORTCUT_DEST: tuple[int, ...] = tuple(_shortcut_dest(s) for s in range(len(M.S
 assert all(acts.index(_DISPATCH) == len(acts) - 1 for row in _DO for acts in row if _DISPATCH in acts)
 
 
-
 def _one_shape_payloads(run: bytes, skip: int, starts: bytes) -> list[bytes] | None:
     """The payloads of `run`, whole frames all of one shape: the first from `skip` on,
     each next after one of `starts` (the blank line, then all that comes before every
@@ -137,6 +135,7 @@ def _one_shape_payloads(run: bytes, skip: int, starts: bytes) -> list[bytes] | N
     payloads = run.split(starts)
     payloads[0] = payloads[0][skip:]
     return None if find(b"".join(payloads), b"\n") >= 0 else payloads
+
 
 class SSEFramer:
     """Incremental SSE framer: `feed(bytes)` as bytes arrive, `eof()` at the end.
