@@ -21,19 +21,11 @@ import unievent
 from tests.helpers import stand_in
 from unievent import DeltaEvent, TextDelta, ThinkingDelta, ToolCallDelta
 from unievent._deltas import deltas
-from unievent._grammar import _TEXT_LAYOUT, _THINKING_LAYOUT
+from unievent._grammar import _ARGUMENTS_LAYOUT, _TEXT_LAYOUT, _THINKING_LAYOUT
 
 compiled_only = pytest.mark.skipif(not unievent.COMPILED, reason="the compiled build is not installed")
 
 STAND_IN = stand_in("_deltas")
-TOOL_LAYOUT = (
-    ToolCallDelta,
-    ToolCallDelta.__dict__["arguments"],
-    tuple((ToolCallDelta.__dict__[name], value) for name, value in (("name", ""), ("tool_call_id", ""), ("fidelity", None))),
-    DeltaEvent,
-    DeltaEvent.__dict__["item"],
-    DeltaEvent.__dict__["created_at"],
-)
 
 
 def _both(values: list[Any], start: int, layout: Any, created_at: Any) -> tuple[list[Any], list[Any]]:
@@ -64,7 +56,8 @@ def test_empty_fragments_add_nothing_and_start_skips_the_first() -> None:
 
 
 def test_fixed_slots_are_set_on_every_item() -> None:
-    events, _ = _both(['{"a"', ": 1}"], 0, TOOL_LAYOUT, 3)
+    # the assembler's layout of a tool call's later deltas: no name, no id, no fidelity
+    events, _ = _both(['{"a"', ": 1}"], 0, _ARGUMENTS_LAYOUT, 3)
     assert [e.item for e in events] == [ToolCallDelta(name="", arguments=a, tool_call_id="") for a in ('{"a"', ": 1}")]
 
 

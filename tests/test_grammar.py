@@ -735,3 +735,41 @@ def test_a_run_of_fragments_is_each_fragment_in_turn(method: str, before: str | 
         out.append(asm.done_items)
     assert runs == one_by_one
     assert [type(e) for e in runs] == [type(e) for e in one_by_one]
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.one_of(
+        st.lists(st.sampled_from(['{"a', '": ', "1}", "", " "]), max_size=80),
+        st.lists(st.sampled_from(['{"a', '": ', "1}", " "]), min_size=30, max_size=80),  # long runs, nothing empty
+    ),
+    st.sampled_from(["", '{"b": 2}']),
+)
+def test_a_run_of_arguments_is_each_fragment_in_turn(values: list[str], first: str) -> None:
+    """tool_arguments_run() builds what tool_arguments() builds one by one (long runs
+    are built column by column where this module runs as Python source)."""
+    runs: list[Any] = []
+    one_by_one: list[Any] = []
+    for out, whole in ((runs, True), (one_by_one, False)):
+        asm = Assembler(out, strict_arguments=False)
+        asm.now = 7
+        asm.tool_call("f", "c1", first)
+        if whole:
+            asm.tool_arguments_run(values)
+        else:
+            for value in values:
+                asm.tool_arguments(value)
+        asm.stop(USAGE, "tool_call")
+        out.append(asm.done_items)
+    assert runs == one_by_one
+    assert [type(e) for e in runs] == [type(e) for e in one_by_one]
+    later = [e for e in runs[1:] if isinstance(e, DeltaEvent) and isinstance(e.item, ToolCallDelta)]
+    assert [e.item for e in later] == [ToolCallDelta("", v, "") for v in values if v]
+    assert [hash(e) for e in later] == [hash(e) for e in one_by_one[1 : 1 + len(later)]]
+
+
+def test_a_run_of_arguments_needs_an_open_tool_call() -> None:
+    asm = Assembler([])
+    asm.text("a")
+    with pytest.raises(RuntimeError, match="no tool call open"):
+        asm.tool_arguments_run(["{}"])

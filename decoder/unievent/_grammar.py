@@ -338,18 +338,24 @@ _set_args: Final = slot_setter(ToolCallDelta, "arguments")
 _set_args_id: Final = slot_setter(ToolCallDelta, "tool_call_id")
 _set_args_fidelity: Final = slot_setter(ToolCallDelta, "fidelity")
 _set_thinking_fidelity: Final = slot_setter(ThinkingDelta, "fidelity")
+# the fields of a delta set to one value for every delta of a run, each with its setter
+Fixed = tuple[tuple[Callable[[Any, Any], None], Any], ...]
+_ARGUMENTS_FIXED: Final[Fixed] = ((_set_args_name, ""), (_set_args_id, ""), (_set_args_fidelity, None))
 
 
-def _layout(cls: type, field: str) -> Layout:
-    """How unievent._deltas builds a delta of `cls` with `field` the fragment (and no
-    fidelity), from the same slots the setters above write."""
+def _layout(cls: type, field: str, empty: tuple[str, ...] = ()) -> Layout:
+    """How unievent._deltas builds a delta of `cls` with `field` the fragment, the
+    fields `empty` "" and no fidelity, from the same slots the setters above write."""
     slots = cls.__dict__
     event_slots = DeltaEvent.__dict__
-    return (cls, slots[field], ((slots["fidelity"], None),), DeltaEvent, event_slots["item"], event_slots["created_at"])
+    fixed = (*((slots[name], "") for name in empty), (slots["fidelity"], None))
+    return (cls, slots[field], fixed, DeltaEvent, event_slots["item"], event_slots["created_at"])
 
 
 _TEXT_LAYOUT: Final = _layout(TextDelta, "text")
 _THINKING_LAYOUT: Final = _layout(ThinkingDelta, "thinking")
+# a later delta of a tool call: only the first carries the name and id
+_ARGUMENTS_LAYOUT: Final = _layout(ToolCallDelta, "arguments", ("name", "tool_call_id"))
 
 # Compiled, a run's deltas are built in C (unievent._deltas: each event as
 # object.__new__ and the slots' setters make it, in place), where each call to
@@ -530,7 +536,7 @@ class Assembler:
             return
         rest = values[n:] if n else values
         if len(rest) >= _COLUMN_RUN and all(rest):
-            self._by_columns(rest, cls, set_value, set_fidelity)
+            self._by_columns(rest, cls, set_value, ((set_fidelity, None),))
             return
         now = self.now
         out = self.out
@@ -549,16 +555,18 @@ class Assembler:
     def _by_columns(
         self,
         values: list[str],
-        cls: type[TextDelta] | type[ThinkingDelta],
+        cls: type[TextDelta] | type[ThinkingDelta] | type[ToolCallDelta],
         set_value: Callable[[Any, str], None],
-        set_fidelity: Callable[[Any, None], None],
+        fixed: Fixed,
     ) -> None:
-        """The deltas of non-empty `values`, each as `_run` builds it, made field by
-        field over all of them (the setters return None, so `any` runs every one)."""
+        """The deltas of non-empty `values`, each as `_run` (or tool_arguments) builds
+        it, made field by field over all of them: the value, then each (setter, value)
+        of `fixed` (the setters return None, so `any` runs every one)."""
         count = len(values)
         items = list(map(_new, repeat(cls, count)))
         any(map(set_value, items, values))
-        any(map(set_fidelity, items, repeat(None, count)))
+        for set_fixed, value in fixed:
+            any(map(set_fixed, items, repeat(value, count)))
         events = list(map(_new, repeat(_DeltaEvent, count)))
         any(map(_set_event_item, events, items))
         any(map(_set_event_created, events, repeat(self.now, count)))
@@ -600,17 +608,33 @@ class Assembler:
         """Add an arguments fragment to the open tool call."""
         if self.state != _STATE_TOOL:
             raise RuntimeError("tool-call arguments with no tool call open")
-        if fragment:
-            self._parts.append(fragment)
-            item = _new(_ToolCallDelta)
-            _set_args_name(item, "")
-            _set_args(item, fragment)
-            _set_args_id(item, "")
-            _set_args_fidelity(item, None)
-            event = _new(_DeltaEvent)
-            _set_event_item(event, item)
-            _set_event_created(event, self.now)
-            self.out.append(event)
+        if not fragment:
+            return
+        if _COMPILED:  # one call into C, where the setters below would be eight calls
+            deltas([fragment], 0, _ARGUMENTS_LAYOUT, self.now, self.out, self._parts)
+            return
+        self._parts.append(fragment)
+        item = _new(_ToolCallDelta)
+        _set_args_name(item, "")
+        _set_args(item, fragment)
+        _set_args_id(item, "")
+        _set_args_fidelity(item, None)
+        event = _new(_DeltaEvent)
+        _set_event_item(event, item)
+        _set_event_created(event, self.now)
+        self.out.append(event)
+
+    def tool_arguments_run(self, fragments: list[str]) -> None:
+        """tool_arguments() of each fragment in turn (a run of hot deltas)."""
+        if self.state != _STATE_TOOL:
+            raise RuntimeError("tool-call arguments with no tool call open")
+        if _COMPILED:
+            deltas(fragments, 0, _ARGUMENTS_LAYOUT, self.now, self.out, self._parts)
+        elif len(fragments) >= _COLUMN_RUN and all(fragments):
+            self._by_columns(fragments, _ToolCallDelta, _set_args, _ARGUMENTS_FIXED)
+        else:
+            for fragment in fragments:
+                self.tool_arguments(fragment)
 
     def fidelity(self, fidelity: Fidelity) -> None:
         """Attach fidelity to the open item (an empty delta carries it), if it has none."""

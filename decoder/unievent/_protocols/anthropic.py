@@ -232,6 +232,8 @@ class Anthropic(MachineHandler):
             self.asm.texts(values)
         elif kind == _THINKING:
             self.asm.thinkings(values)
+        elif not self.args_whole and self.asm.open_kind == "tool_call":
+            self.asm.tool_arguments_run(values)  # as _tool_fragment takes each
         else:
             for value in values:
                 self._tool_fragment(value)

@@ -548,8 +548,7 @@ class OpenAIResponses(MachineHandler):
         elif kind == _HOT_THINKING:
             self._hot_thinkings(values)
         else:
-            for value in values:
-                self._hot_arguments(value)
+            self._hot_arguments_run(values)
         self.fast_frames += len(values)
 
     def frame(self, event: str | None, obj: dict[str, Any]) -> bool:
@@ -952,6 +951,18 @@ class OpenAIResponses(MachineHandler):
                 self.asm.tool_arguments(delta)
             else:
                 call.pending.append(delta)
+
+    def _hot_arguments_run(self, deltas: list[str]) -> None:
+        """_hot_arguments() of each delta in turn."""
+        if not any(deltas):
+            return
+        call = self.item
+        assert call is not None
+        call.args_seen = True
+        if call.announced:
+            self.asm.tool_arguments_run(deltas)
+        else:
+            call.pending.extend(delta for delta in deltas if delta)
 
     def _a_arguments_done(self, obj: dict[str, Any]) -> None:
         call = self.item
