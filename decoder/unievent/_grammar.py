@@ -477,6 +477,9 @@ class Assembler:
     def text(self, text: str, fidelity: Fidelity | None = None) -> None:
         """Add visible text to the open text item, or open one."""
         if self.state == _STATE_TEXT and text and fidelity is None:  # most calls
+            if _COMPILED:  # one call into C, where the setters below would be six calls
+                deltas([text], 0, _TEXT_LAYOUT, self.now, self.out, self._parts)
+                return
             self._parts.append(text)
             item = _new(_TextDelta)
             _set_text(item, text)
@@ -491,6 +494,9 @@ class Assembler:
     def thinking(self, thinking: str, fidelity: Fidelity | None = None) -> None:
         """Add reasoning text to the open thinking item, or open one."""
         if self.state == _STATE_THINKING and thinking and fidelity is None:  # most calls
+            if _COMPILED:  # one call into C, where the setters below would be six calls
+                deltas([thinking], 0, _THINKING_LAYOUT, self.now, self.out, self._parts)
+                return
             self._parts.append(thinking)
             item = _new(_ThinkingDelta)
             _set_thinking(item, thinking)
