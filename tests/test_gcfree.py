@@ -80,26 +80,29 @@ def test_every_event_of_atomic_values_a_long_push_returns_leaves_the_collectors_
 
 @compiled_only
 def test_a_short_push_untracks_only_the_deltas_built_in_c() -> None:
-    # a run's text and thinking deltas are untracked as they are made (unievent._deltas,
-    # a few instructions each); any other event of a short push stays tracked, since a
-    # streaming consumer mostly drops it before any collection meets it, and walking
-    # the push's events to untrack them would cost more than the collector spends
+    # text and thinking deltas, and a tool call's deltas after its first, are untracked
+    # as they are made (unievent._deltas, a few instructions each); any other event of a
+    # short push stays tracked, since a streaming consumer mostly drops it before any
+    # collection meets it, and walking the push's events to untrack them would cost more
+    # than the collector spends
     body = _anthropic(300)
     decoder = unievent.StreamDecoder("anthropic")
     pieces = split_at(body, list(range(0, len(body), 97)))
-    built_in_c = others = 0
+    built_in_c = arguments = others = 0
     for piece in pieces:
         events = decoder.push(piece)
         assert len(events) < UNTRACK_FROM
         for event in events:
             item = event.item if isinstance(event, DeltaEvent) else None
-            if type(item) in (TextDelta, ThinkingDelta) and not gc.is_tracked(event):
+            later_arguments = type(item) is ToolCallDelta and item.name == ""
+            if (type(item) in (TextDelta, ThinkingDelta) or later_arguments) and not gc.is_tracked(event):
                 assert not gc.is_tracked(item)
                 built_in_c += 1
+                arguments += later_arguments
             else:
                 assert gc.is_tracked(event)
                 others += 1
-    assert built_in_c > 250 and others > 5
+    assert built_in_c > 250 and arguments > 0 and others > 5
     long_push = unievent.StreamDecoder("anthropic").push(body)
     assert len(long_push) >= UNTRACK_FROM
     assert not any(gc.is_tracked(e) for e in long_push if isinstance(e, DeltaEvent))
