@@ -338,9 +338,6 @@ _set_args: Final = slot_setter(ToolCallDelta, "arguments")
 _set_args_id: Final = slot_setter(ToolCallDelta, "tool_call_id")
 _set_args_fidelity: Final = slot_setter(ToolCallDelta, "fidelity")
 _set_thinking_fidelity: Final = slot_setter(ThinkingDelta, "fidelity")
-# the fields of a delta set to one value for every delta of a run, each with its setter
-Fixed = tuple[tuple[Callable[[Any, Any], None], Any], ...]
-_ARGUMENTS_FIXED: Final[Fixed] = ((_set_args_name, ""), (_set_args_id, ""), (_set_args_fidelity, None))
 
 
 def _layout(cls: type, field: str, empty: tuple[str, ...] = ()) -> Layout:
@@ -542,7 +539,7 @@ class Assembler:
             return
         rest = values[n:] if n else values
         if len(rest) >= _COLUMN_RUN and all(rest):
-            self._by_columns(rest, cls, set_value, ((set_fidelity, None),))
+            self._by_columns(rest, layout)
             return
         now = self.now
         out = self.out
@@ -558,24 +555,19 @@ class Assembler:
                 _set_event_created(event, now)
                 out.append(event)
 
-    def _by_columns(
-        self,
-        values: list[str],
-        cls: type[TextDelta] | type[ThinkingDelta] | type[ToolCallDelta],
-        set_value: Callable[[Any, str], None],
-        fixed: Fixed,
-    ) -> None:
-        """The deltas of non-empty `values`, each as `_run` (or tool_arguments) builds
-        it, made field by field over all of them: the value, then each (setter, value)
-        of `fixed` (the setters return None, so `any` runs every one)."""
+    def _by_columns(self, values: list[str], layout: Layout) -> None:
+        """The deltas of non-empty `values`, each as unievent._deltas builds it from
+        `layout`, made field by field over all of them (the setters return None, so
+        `any` runs every one)."""
+        cls, value_slot, fixed, event_cls, item_slot, created_slot = layout
         count = len(values)
-        items = list(map(_new, repeat(cls, count)))
-        any(map(set_value, items, values))
-        for set_fixed, value in fixed:
-            any(map(set_fixed, items, repeat(value, count)))
-        events = list(map(_new, repeat(_DeltaEvent, count)))
-        any(map(_set_event_item, events, items))
-        any(map(_set_event_created, events, repeat(self.now, count)))
+        items: list[Any] = list(map(_new, repeat(cls, count)))
+        any(map(value_slot.__set__, items, values))
+        for slot, value in fixed:
+            any(map(slot.__set__, items, repeat(value, count)))
+        events: list[Any] = list(map(_new, repeat(event_cls, count)))
+        any(map(item_slot.__set__, events, items))
+        any(map(created_slot.__set__, events, repeat(self.now, count)))
         self._parts.extend(values)
         self.out.extend(events)
 
@@ -637,7 +629,7 @@ class Assembler:
         if _COMPILED:
             deltas(fragments, 0, _ARGUMENTS_LAYOUT, self.now, self.out, self._parts)
         elif len(fragments) >= _COLUMN_RUN and all(fragments):
-            self._by_columns(fragments, _ToolCallDelta, _set_args, _ARGUMENTS_FIXED)
+            self._by_columns(fragments, _ARGUMENTS_LAYOUT)
         else:
             for fragment in fragments:
                 self.tool_arguments(fragment)

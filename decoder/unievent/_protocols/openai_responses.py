@@ -548,7 +548,7 @@ class OpenAIResponses(MachineHandler):
         elif kind == _HOT_THINKING:
             self._hot_thinkings(values)
         else:
-            self._hot_arguments_run(values)
+            self._hot_arguments(values)
         self.fast_frames += len(values)
 
     def frame(self, event: str | None, obj: dict[str, Any]) -> bool:
@@ -939,21 +939,10 @@ class OpenAIResponses(MachineHandler):
     def _a_arguments(self, obj: dict[str, Any]) -> None:
         delta = obj.get("delta")
         if type(delta) is str:
-            self._hot_arguments(delta)
+            self._hot_arguments([delta])
             self.learn = _HOT_ARGUMENTS
 
-    def _hot_arguments(self, delta: str) -> None:
-        if delta:
-            call = self.item
-            assert call is not None
-            call.args_seen = True
-            if call.announced:
-                self.asm.tool_arguments(delta)
-            else:
-                call.pending.append(delta)
-
-    def _hot_arguments_run(self, deltas: list[str]) -> None:
-        """_hot_arguments() of each delta in turn."""
+    def _hot_arguments(self, deltas: list[str]) -> None:
         if not any(deltas):
             return
         call = self.item
