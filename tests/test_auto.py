@@ -291,6 +291,26 @@ def test_a_protocol_that_matches_later_is_not_called_wrong() -> None:
     assert outcome.end == "complete"
 
 
+def test_a_watched_frame_is_sniffed_from_the_handlers_parse(monkeypatch: pytest.MonkeyPatch) -> None:
+    # the first frames of an explicit protocol are sniffed for another protocol: from the
+    # object the handler parsed, so that no frame is parsed twice; only a payload that
+    # gave the handler no object (here `[DONE]`) is parsed for the sniff
+    parses: list[bytes] = []
+    sniff = unievent._decoder.from_payload  # type: ignore[attr-defined]
+
+    def counted(event: str | None, payload: bytes) -> Any:
+        parses.append(payload)
+        return sniff(event, payload)
+
+    monkeypatch.setattr(unievent._decoder, "from_payload", counted)  # type: ignore[attr-defined]
+    for protocol, body in (("openai_responses", RESPONSES), ("openai_chat", CHAT), ("anthropic", ANTHROPIC)):
+        _, outcome = run(protocol, body)
+        assert outcome.end == "complete"
+        _, outcome = run("openai_chat" if protocol != "openai_chat" else "anthropic", body)
+        assert outcome.error is not None and outcome.error.type == "wrong_protocol"
+    assert parses == [b"[DONE]"]
+
+
 # --- the same options everywhere ------------------------------------------------------
 
 

@@ -12,7 +12,7 @@
 # outcome, which says what happened.
 from __future__ import annotations
 
-import os
+import random
 import time
 from collections.abc import Callable
 from types import GenericAlias
@@ -48,8 +48,12 @@ _WATCHED: Final = 8  # first frames of an explicit protocol sniffed for another 
 _SHORTEST_TOO_DEEP: Final = 2 * (MAX_DEPTH + 1)
 
 
+_time_ns: Final = time.time_ns  # (Final: compiled, read without a lookup on the module)
+_random_bits: Final = random.getrandbits
+
+
 def _now_ms() -> int:
-    return time.time_ns() // 1_000_000
+    return _time_ns() // 1_000_000
 
 
 def _framings_of(content_type: str, framings: tuple[str, ...]) -> tuple[str, ...]:
@@ -156,7 +160,9 @@ class StreamDecoder:
         if framing is None and content_type:
             framings = _framings_of(content_type, framings)
         self.protocol = chosen or "auto"
-        self.stream_id = stream_id if stream_id is not None else os.urandom(8).hex()  # 16 random hex digits
+        # 16 random hex digits (it needs to be unique, not secret: `random` is seeded
+        # from the OS, again in a forked child, and costs a third of an os.urandom call)
+        self.stream_id = stream_id if stream_id is not None else f"{_random_bits(64):016x}"
         self.clock: Clock = clock or _now_ms
         self.session = Session(self.protocol, self.stream_id, strict_arguments, side_events, max_retained, choice)
         self.asm = self.session.asm
@@ -168,6 +174,10 @@ class StreamDecoder:
         self._held: list[tuple[str | None, bytes]] = []  # frames before the protocol is known
         self._watching = 0  # first frames of an explicit protocol still sniffed
         self._looks_like: str | None = None
+        # a watched frame's object as `_object` parsed it for the handler, and its
+        # payload: `_watch` sniffs that object instead of parsing the payload again
+        self._seen: dict[str, Any] | None = None
+        self._seen_payload: bytes | None = None
         if spec is not None:
             self._adopt(spec)
             sink: FrameSink = self._watch
@@ -328,7 +338,14 @@ class StreamDecoder:
         status = self._sink(event, payload)
         if self._watching:
             self._watching -= 1
-            name, _ = from_payload(event, payload)
+            seen = self._seen
+            # the handler's own parse of this payload (not of another it parsed, such
+            # as a chunk's inner event), or, when it took the frame without one, a parse
+            if seen is not None and self._seen_payload is payload:
+                name, _ = from_frame(event, seen)
+            else:
+                name, _ = from_payload(event, payload)
+            self._seen = self._seen_payload = None
             if name == self.protocol or self.asm.done_items or self.asm.open_kind is not None:
                 self._watching = 0
                 self._looks_like = None  # it speaks this protocol after all
@@ -415,6 +432,8 @@ class StreamDecoder:
         if len(payload) >= _SHORTEST_TOO_DEEP and too_deep(payload, obj):
             self.session.note("frame_too_deep", f"a frame nested deeper than {MAX_DEPTH} levels was not read")
             return FRAME_JUNK
+        if self._watching:
+            self._seen, self._seen_payload = obj, payload
         return obj
 
     def _odd_payload(self, event: str | None, payload: bytes) -> dict[str, Any] | int:
