@@ -59,6 +59,7 @@ C_MODULES = {
     "unievent._awsframes": "unievent/_awsframes.c",
     "unievent._deltas": "unievent/_deltas.c",
     "unievent._search": "unievent/_search.c",
+    "unievent._holes": "unievent/_holes.c",
 }
 #: the C libraries they link with (zlib: its crc32 is the one `zlib.crc32` calls)
 C_LIBRARIES = {"unievent._awsframes": ["z"]}

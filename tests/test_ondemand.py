@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 
 import unievent
 from tests import fuzzing
-from tests.helpers import decoder_on_path, text_of
+from tests.helpers import decoder_on_path, stand_in, text_of
 from unievent._decoder import StreamDecoder as RuntimeStreamDecoder  # takes any protocol name
 from unievent._framing.aws_eventstream import encode_frame
 from unievent._ondemand import one_string, strings
@@ -32,6 +32,7 @@ REPO = Path(__file__).resolve().parent.parent
 CONFORMANCE = REPO / "tests" / "conformance"
 sys.path.insert(0, str(REPO / "tests" / "bench"))
 gen: Any = importlib.import_module("gen")  # the benchmark's stream generator
+HOLES = stand_in("_holes")
 
 
 def decode(protocol: str, pieces: list[bytes], slow: bool, **options: Any) -> tuple[Any, ...]:
@@ -707,12 +708,13 @@ def test_any_byte_of_an_invoke_chunk_changed_decodes_the_same_both_ways(
 
 @settings(max_examples=400, deadline=None)
 @given(st.sampled_from(["openai_responses", "openai_chat"]), st.data(), st.sampled_from(EDITS), st.booleans())
-def test_a_scan_back_over_a_last_padding_reads_as_rpartition_does(
+def test_the_loop_for_every_template_reads_a_last_padding_as_the_full_path_does(
     protocol: str, data: st.DataObject, edit: bytes, insert: bool
 ) -> None:
-    """Compiled, the padding after a hot frame's string is found by a scan back over it,
-    and run as Python source by `rpartition`: run as Python source, the scan is run here
-    too, on frames changed near their end, and must decode as the full path does."""
+    """Compiled, every template's run goes to unievent._holes; run as Python source, a
+    template with a tail runs its own loop.  With the switch set, run as Python source,
+    the stand-in of unievent._holes is run here on frames changed near their end (where
+    a padding after the string lies), and they must decode as the full path does."""
     from unievent import _ondemand
 
     frames, separator = hot_frames(protocol)
@@ -759,7 +761,7 @@ def test_the_interpreted_loops_take_what_the_loop_for_every_template_takes(
     name: str, data: st.DataObject, edit: bytes, insert: bool
 ) -> None:
     """`Template._interpreted_run` (what the pure build runs for a template with a tail)
-    takes the same frames, with the same holes, as `_any_run`, the loop for every
+    takes the same frames, with the same holes, as unievent._holes, the loop for every
     template: any byte of any frame changed, from any frame (mostly where a run starts),
     with any counter (mostly the frame's own: in the benchmark's stream, its index)."""
     template, payloads = TEMPLATES[name]
@@ -774,15 +776,21 @@ def test_the_interpreted_loops_take_what_the_loop_for_every_template_takes(
     if template.counter_in_head:
         counter = data.draw(st.one_of(st.just(start), st.integers(0, 130)))
         step = data.draw(st.sampled_from([1, 1, 0, 2]))
-    expected = template._any_run(payloads, start, stop, counter, step)
+    expected = every_template(template, payloads, start, stop, counter, step)
     assert template._interpreted_run(payloads, start, stop, counter, step) == expected
+
+
+def every_template(template: Any, payloads: list[bytes], start: int, stop: int, counter: int, step: int) -> list[bytes]:
+    """The holes the loop for every template cuts (unievent._holes' stand-in, the
+    definition, in either build)."""
+    return list(HOLES.holes(payloads, start, stop, counter, step, template.shape))
 
 
 def run_starts(name: str) -> list[int]:
     """Where a run of the template's frames starts (a counter: the frame's index)."""
     template, payloads = TEMPLATES[name]
     step = 1 if template.counter_in_head else 0
-    return [i for i in range(len(payloads)) if template._any_run(payloads, i, i + 1, i * step, step)]
+    return [i for i in range(len(payloads)) if every_template(template, payloads, i, i + 1, i * step, step)]
 
 
 @pytest.mark.parametrize("name", sorted(TEMPLATES))
@@ -790,7 +798,7 @@ def test_the_interpreted_loops_take_a_whole_run(name: str) -> None:
     template, payloads = TEMPLATES[name]
     first = run_starts(name)[0]
     step = 1 if template.counter_in_head else 0
-    run = template._any_run(payloads, first, len(payloads), first * step, step)
+    run = every_template(template, payloads, first, len(payloads), first * step, step)
     assert len(run) >= 20
     assert template._interpreted_run(payloads, first, len(payloads), first * step, step) == run
 
@@ -801,9 +809,9 @@ def test_the_interpreted_loops_take_what_the_loop_takes_whatever_the_hole(name: 
     template, payloads = TEMPLATES[name]
     first = run_starts(name)[0]
     step = 1 if template.counter_in_head else 0
-    old = template._any_run(payloads, first, first + 1, first * step, step)[0]
+    old = every_template(template, payloads, first, first + 1, first * step, step)[0]
     payloads = list(payloads)
     payloads[first + 1] = payloads[first + 1].replace(old, hole, 1) if old in payloads[first + 1] else payloads[first + 1]
     payloads[first] = payloads[first].replace(old, hole, 1)
-    expected = template._any_run(payloads, first, len(payloads), first * step, step)
+    expected = every_template(template, payloads, first, len(payloads), first * step, step)
     assert template._interpreted_run(payloads, first, len(payloads), first * step, step) == expected

@@ -39,11 +39,16 @@ from __future__ import annotations
 
 import os
 import re
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 import orjson
 
+from unievent._holes import PAD_FIRST, PAD_LAST
+from unievent._holes import holes as matched_holes
 from unievent._search import find
+
+if TYPE_CHECKING:
+    from unievent._holes import Shape
 
 __all__ = [
     "LETTERS_AND_DIGITS",
@@ -65,7 +70,9 @@ _JSONDecodeError: Final = orjson.JSONDecodeError
 _COUNTER_KEY: Final = b'"sequence_number":'
 _PAD_NAME: Final = "obfuscation"
 _PROBE: Final = 'é \\ x\t\n'  # JSON escapes of several kinds, none before the closing quote
+_PROBE_JSON: Final = orjson.dumps(_PROBE)
 _PROBE_PAD: Final = "Zz9-:.+"
+_PROBE_PAD_BYTES: Final = _PROBE_PAD.encode()
 #: ASCII letters and digits
 LETTERS_AND_DIGITS: Final = b"0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
 # what a padding may hold: letters, digits and a timestamp's punctuation
@@ -92,8 +99,8 @@ _SPACES: Final = re.compile(rb"[ \t\r\n]*")
 _STRING: Final = 0
 _COUNTER: Final = 1
 _PAD: Final = 2
-_PAD_LAST: Final = 1
-_PAD_FIRST: Final = 2
+_PAD_LAST: Final = PAD_LAST
+_PAD_FIRST: Final = PAD_FIRST
 
 
 def interpreted() -> bool:
@@ -142,7 +149,6 @@ class Template:
         "between",
         "between_size",
         "counted_head",
-        "counted_tail",
         "counter_in_head",
         "counter_in_tail",
         "head",
@@ -151,6 +157,7 @@ class Template:
         "literals",
         "pad",
         "pad_size",
+        "shape",
         "tail",
         "tail2",
         "tail_size",
@@ -177,7 +184,19 @@ class Template:
         self.tail_size = len(self.tail)
         # the literals around a counter with its digits, one `%` format per frame
         self.counted_head = _escaped(self.head) + b"%d" + _escaped(self.head2)
-        self.counted_tail = _escaped(self.tail2) + b"%d"
+        # what unievent._holes reads (compiled: its C module, which compares in place)
+        self.shape: Shape = (
+            self.head,
+            self.head2,
+            self.counter_in_head,
+            self.tail,
+            self.tail2,
+            self.counter_in_tail,
+            self.pad,
+            self.between,
+            pad_size,
+            _PLAIN_TABLE,
+        )
 
     def match(self, payload: bytes, counter: int = 0) -> str | None:
         """The frame's string when `payload` is this template's frame, else None."""
@@ -195,86 +214,20 @@ class Template:
         self, payloads: list[bytes], start: int, stop: int, counter: int = 0, step: int = 0
     ) -> list[bytes]:
         """`hole` of each payload from `start` to `stop` (or the end), up to the first
-        that has none; the first's counter is `counter`, each next one's `step` more.
-        (A slice: a loop over indexes costs more per frame, run as Python source; the
-        window keeps the slice short, see `Runs`.)"""
-        # slices compared, not startswith/endswith: those parse their arguments from a
-        # tuple, which costs more than the slice; a counter's digits are compared with
-        # the literals around them in one slice
-        holes: list[bytes] = []
-        head = self.head
+        that has none; the first's counter is `counter`, each next one's `step` more
+        (see unievent._holes, the definition).  Compiled, the C module compares the
+        bytes in place; run as Python source, a template with a tail and no counter after
+        its string runs its own loops (`_interpreted_run`)."""
+        if _COMPILED:
+            return matched_holes(payloads, start, stop, counter, step, self.shape)
         # a run taker is offered every frame the table takes alone: a frame of another
         # shape is turned away before the template is unpacked for it (and before the
         # payloads are sliced)
-        if start >= len(payloads) or payloads[start][: len(head)] != head:
-            return holes
-        if not _COMPILED and self.tail_size and not self.counter_in_tail:
+        if start >= len(payloads) or payloads[start][: len(self.head)] != self.head:
+            return []
+        if self.tail_size and not self.counter_in_tail:
             return self._interpreted_run(payloads, start, stop, counter, step)
-        return self._any_run(payloads, start, stop, counter, step)
-
-    def _any_run(self, payloads: list[bytes], start: int, stop: int, counter: int, step: int) -> list[bytes]:
-        """`holes_of_run` for every template, the one compiled code runs (the
-        definition `_interpreted_run` is tested against)."""
-        holes: list[bytes] = []
-        head = self.head
-        head2 = self.head2
-        prefix, counted_head, counter_in_head = head, self.counted_head, self.counter_in_head
-        tail, tail2, counted_tail, counter_in_tail = self.tail, self.tail2, self.counted_tail, self.counter_in_tail
-        tail_size = self.tail_size
-        pad, between, between_size, pad_size = self.pad, self.between, self.between_size, self.pad_size
-        for payload in payloads[start:stop]:
-            if counter_in_head:
-                prefix = head + b"%d" % counter + head2 if _COMPILED else counted_head % counter
-            begin = len(prefix)
-            if payload[:begin] != prefix:
-                break
-            end = len(payload) - tail_size
-            if end < begin or payload[end:] != tail:
-                break
-            if counter_in_tail:
-                suffix = tail2 + b"%d" % counter if _COMPILED else counted_tail % counter
-                cut = end - len(suffix)
-                if cut < begin or payload[cut:end] != suffix:
-                    break
-                end = cut
-            if pad == _PAD_LAST:
-                # the padding's opening quote is the last quote before the tail, and the
-                # last byte of `between`
-                if _COMPILED:
-                    # a scan back over the padding, native code: no slice, no method call
-                    # (a quote is no padding byte, so it stops at that quote or before it)
-                    quote = scan_back(payload, begin, end, _PLAIN_TABLE)
-                    cut = quote - between_size
-                    if cut < begin or payload[cut:quote] != between:
-                        break
-                else:
-                    region = payload[begin:end]
-                    before, mark, padding = region.rpartition(b'"')
-                    quote = begin + len(before) + 1
-                    cut = quote - between_size
-                    if not mark or cut < begin or payload[cut:quote] != between:
-                        break
-                    if padding and not padding.isalnum() and padding.translate(_PLAIN_TABLE) != padding:
-                        break
-                end = cut
-            elif pad == _PAD_FIRST:
-                # the padding's closing quote: where the learned one's was (a timestamp
-                # keeps its length), else the first quote; a plain padding holds none,
-                # so either way it is the first
-                quote = begin + pad_size
-                if payload[quote : quote + between_size] != between:
-                    quote = payload.find(b'"', begin, end)
-                    if quote < 0 or payload[quote : quote + between_size] != between:
-                        break
-                padding = payload[begin:quote]
-                if padding and padding.translate(_PLAIN_TABLE) != padding:
-                    break
-                begin = quote + between_size
-            if end <= begin:
-                break
-            holes.append(payload[begin:end])
-            counter += step
-        return holes
+        return matched_holes(payloads, start, stop, counter, step, self.shape)
 
     def _interpreted_run(self, payloads: list[bytes], start: int, stop: int, counter: int, step: int) -> list[bytes]:
         """`holes_of_run` run as Python source, for a template with a tail and no counter
@@ -370,15 +323,24 @@ class Template:
         name = path[-1]
         if type(value) is not str or type(name) is not str:
             return None
-        holes = [_span(payload, b'"' + name.encode() + b'":', orjson.dumps(value), b"", _STRING)]
-        if counter is not None:
-            holes.append(_span(payload, _COUNTER_KEY, b"%d" % counter, b"", _COUNTER))
-        padding = obj.get(pad)
-        if type(padding) is str and _is_padding(padding.encode()):
-            holes.append(_span(payload, b'"' + pad.encode() + b'":"', padding.encode(), b'"', _PAD))
-        spans = sorted(h for h in holes if h is not None)
-        if len(spans) < len(holes):
+        string = _span(payload, b'"' + name.encode() + b'":', orjson.dumps(value), b"", _STRING)
+        if string is None:
             return None
+        spans = [string]
+        if counter is not None:
+            count = _span(payload, _COUNTER_KEY, b"%d" % counter, b"", _COUNTER)
+            if count is None:
+                return None
+            spans.append(count)
+        padding = obj.get(pad)
+        if type(padding) is str:
+            plain = padding.encode()
+            if _is_padding(plain):
+                padded = _span(payload, b'"' + pad.encode() + b'":"', plain, b'"', _PAD)
+                if padded is None:
+                    return None
+                spans.append(padded)
+        spans.sort()
         literals = [payload[: spans[0][0]]]
         literals += [payload[spans[i][1] : spans[i + 1][0]] for i in range(len(spans) - 1)]
         literals.append(payload[spans[-1][1] :])
@@ -390,10 +352,13 @@ class Template:
         """A frame built from the template with another string (counter, padding)
         parses to `obj` with exactly those changed, and matches the template."""
         probe_counter = (counter or 0) + 7
-        filling = {_STRING: orjson.dumps(_PROBE), _COUNTER: b"%d" % probe_counter, _PAD: _PROBE_PAD.encode()}
-        frame = self.literals[0]
-        for hole, literal in zip(self.holes, self.literals[1:], strict=True):
-            frame += filling[hole] + literal
+        filling = (_PROBE_JSON, b"%d" % probe_counter, _PROBE_PAD_BYTES)  # by hole: _STRING, _COUNTER, _PAD
+        literals = self.literals
+        parts = [literals[0]]
+        for at, hole in enumerate(self.holes):
+            parts.append(filling[hole])
+            parts.append(literals[at + 1])
+        frame = b"".join(parts)
         expected = _replaced(obj, path, _PROBE)
         if _COUNTER in self.holes:
             expected["sequence_number"] = probe_counter
@@ -508,8 +473,8 @@ class ValueTemplate:
 def _value_span(payload: bytes, key: bytes) -> tuple[int, int] | None:
     """Where the value after `key` lies in `payload`, when `key` occurs exactly once
     (a key's bytes never occur inside a string: its quotes would be escaped there)."""
-    at = payload.find(key)
-    if at < 0 or payload.find(key, at + 1) >= 0:
+    at = find(payload, key)
+    if at < 0 or find(payload, key, at + 1) >= 0:
         return None
     start = _SPACES.match(payload, at + len(key)).end()  # type: ignore[union-attr]
     end = _value_end(payload, start)
@@ -711,8 +676,8 @@ def _span(payload: bytes, key: bytes, value: bytes, after: bytes, kind: int) -> 
     """Where `value` (written right after `key`, followed by `after`) is in `payload`,
     when it occurs exactly once."""
     needle = key + value + after
-    at = payload.find(needle)
-    if at < 0 or payload.find(needle, at + 1) >= 0:
+    at = find(payload, needle)
+    if at < 0 or find(payload, needle, at + 1) >= 0:
         return None
     start = at + len(key)
     return start, start + len(value), kind
