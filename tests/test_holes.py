@@ -14,8 +14,9 @@ from hypothesis import strategies as st
 
 import unievent
 from tests.helpers import stand_in
-from tests.test_ondemand import EDITS, TEMPLATES, interesting
+from tests.test_ondemand import EDITS, TEMPLATES, gen, interesting
 from unievent import _holes
+from unievent._decoder import StreamDecoder as RuntimeStreamDecoder  # its handler and template
 from unievent._ondemand import _PLAIN_TABLE  # a padding's bytes, as every template reads them
 
 compiled_only = pytest.mark.skipif(not unievent.COMPILED, reason="the compiled build is not installed")
@@ -143,3 +144,90 @@ def test_a_payload_that_is_not_bytes_ends_the_run() -> None:
     payloads: list[object] = [b"<a>", bytearray(b"<b>"), b"<c>"]
     assert _holes.holes(payloads, 0, 3, 0, 0, shape) == [b"a"]  # type: ignore[arg-type]
     assert STAND_IN.holes(payloads, 0, 3, 0, 0, shape) == [b"a"]
+
+
+# --- a template with a value after its string (Gemini: the text, then the usage) ---------
+
+
+def gemini_template() -> tuple[tuple[bytes, bytes, bytes], list[bytes]]:
+    """The (head, mid, tail) Gemini's decoder learns from the benchmark's stream, and the
+    payloads of its records."""
+    decoder = RuntimeStreamDecoder("gemini")
+    body = gen.build("gemini", 120).data
+    decoder.push(body[: len(body) // 2])  # (at its end a stream lets go of its template)
+    template = decoder.handler.hot
+    assert template is not None
+    payloads = [frame.partition(b"data: ")[2] for frame in body.split(b"\r\n\r\n") if b"data: " in frame]
+    return (template.head, template.mid, template.tail), payloads
+
+
+GEMINI_TEMPLATE, GEMINI_PAYLOADS = gemini_template()
+
+
+def both_values(
+    payloads: list[bytes], start: int, stop: int, head: bytes, mid: bytes, tail: bytes
+) -> tuple[list[bytes], list[bytes]]:
+    """The two holes the C module cuts, which must be the stand-in's."""
+    expected: tuple[list[bytes], list[bytes]] = ([], [])
+    STAND_IN.value_holes(payloads, start, stop, head, mid, tail, *expected)
+    got: tuple[list[bytes], list[bytes]] = ([], [])
+    _holes.value_holes(payloads, start, stop, head, mid, tail, *got)
+    assert got == expected
+    return expected
+
+
+@compiled_only
+def test_a_learned_value_templates_run_is_cut_as_the_stand_in_cuts_it() -> None:
+    first = next(i for i in range(len(GEMINI_PAYLOADS)) if both_values(GEMINI_PAYLOADS, i, i + 1, *GEMINI_TEMPLATE)[0])
+    strings, values = both_values(GEMINI_PAYLOADS, first, len(GEMINI_PAYLOADS), *GEMINI_TEMPLATE)
+    assert len(strings) >= 20 and len(values) == len(strings)
+
+
+@compiled_only
+@settings(max_examples=2000, deadline=None)
+@given(st.data(), st.sampled_from(EDITS), st.booleans())
+def test_a_changed_record_is_cut_as_the_stand_in_cuts_it(data: st.DataObject, edit: bytes, insert: bool) -> None:
+    payloads = list(GEMINI_PAYLOADS)
+    index = data.draw(st.integers(0, len(payloads) - 1))
+    at = data.draw(st.sampled_from(interesting(payloads[index]) or [0]))
+    payloads[index] = payloads[index][:at] + edit + payloads[index][at + (0 if insert else 1) :]
+    start = data.draw(st.integers(-3, len(payloads) + 1))
+    both_values(payloads, start, data.draw(st.integers(start - 2, len(payloads) + 3)), *GEMINI_TEMPLATE)
+
+
+@compiled_only
+@settings(max_examples=3000, deadline=None)
+@given(st.data())
+def test_any_value_template_is_cut_as_the_stand_in_cuts_it(data: st.DataObject) -> None:
+    head, mid, tail = data.draw(LITERALS), data.draw(LITERALS), data.draw(LITERALS)
+    payloads = []
+    for _ in range(data.draw(st.integers(0, 5))):
+        frame = head + data.draw(PIECES) + mid + data.draw(PIECES) + tail
+        if data.draw(st.booleans()):
+            at = data.draw(st.integers(0, len(frame)))
+            frame = frame[:at] + data.draw(PIECES) + frame[at + data.draw(st.integers(0, 2)) :]
+        payloads.append(frame)
+    start = data.draw(st.integers(-2, len(payloads) + 1))
+    both_values(payloads, start, data.draw(st.integers(start - 1, len(payloads) + 2)), head, mid, tail)
+
+
+def test_the_value_holes_of_records_are_their_text_and_their_usage() -> None:
+    # the string's hole ends at the first `mid` after the head; a record that does not
+    # end with the tail ends the run, and neither hole is parsed here
+    head, mid, tail = b'{"t":', b',"u":', b"}"
+    strings: list[bytes] = []
+    values: list[bytes] = []
+    payloads = [b'{"t":"a","u":{"n":1}}', b'{"t":"b","u":1,"u":2}', b'{"t":"c","u":3]', b'{"t":"d","u":4}']
+    _holes.value_holes(payloads, 0, 4, head, mid, tail, strings, values)
+    assert (strings, values) == ([b'"a"', b'"b"'], [b'{"n":1}', b'1,"u":2'])
+
+
+@pytest.mark.parametrize("payload", [b"{x,u}", b"{,u}", b"{xu}"])
+def test_a_mid_that_runs_into_the_tail_is_no_templates(payload: bytes) -> None:
+    # (the last has no `mid` at all)
+    strings: list[bytes] = []
+    values: list[bytes] = []
+    _holes.value_holes([payload], 0, 1, b"{", b",u", b"u}", strings, values)
+    assert (strings, values) == ([], [])
+    STAND_IN.value_holes([payload], 0, 1, b"{", b",u", b"u}", strings, values)
+    assert (strings, values) == ([], [])

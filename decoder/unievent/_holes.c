@@ -4,7 +4,9 @@
  *
  * holes(payloads, start, stop, counter, step, shape) returns what the stand-in
  * returns: the string's hole of each payload of payloads[start:stop], up to the first
- * that is not the template's.  Compiled code would make each comparison a slice (a new
+ * that is not the template's; value_holes(payloads, start, stop, head, mid, tail,
+ * strings, values) appends what the stand-in appends, the two holes of a template
+ * with a JSON value after its string.  Compiled code would make each comparison a slice (a new
  * bytes object) and each counter a `%` format: about 2,300 instructions a frame.  Here
  * the bytes are compared where they are (memcmp), the counter's digits are written
  * into a buffer, and only the hole becomes an object.  A counter too large for a
@@ -344,8 +346,95 @@ error:
     return NULL;
 }
 
+/* where the `m` bytes at `p` first are in the `n` bytes at `s`, from `from` on (which
+ * is at most n), or -1: what s.find(p, from) returns */
+static Py_ssize_t
+find_from(const char *s, Py_ssize_t n, Py_ssize_t from, const char *p, Py_ssize_t m)
+{
+    if (m == 0) {
+        return from;
+    }
+    Py_ssize_t last = n - m; /* the last place a match may start */
+    Py_ssize_t at = from;
+    while (at <= last) {
+        const char *hit = memchr(s + at, p[0], (size_t)(last - at + 1));
+        if (hit == NULL) {
+            return -1;
+        }
+        at = hit - s;
+        if (memcmp(hit + 1, p + 1, (size_t)(m - 1)) == 0) {
+            return at;
+        }
+        at += 1;
+    }
+    return -1;
+}
+
+PyDoc_STRVAR(value_holes_doc, "value_holes(payloads, start, stop, head, mid, tail, strings, values) -> None\n\n"
+                              "What unievent._holes.value_holes (the stand-in) does.");
+
+static PyObject *
+value_holes(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 8) {
+        PyErr_Format(PyExc_TypeError, "value_holes() takes 8 arguments (%zd given)", nargs);
+        return NULL;
+    }
+    PyObject *payloads = args[0], *strings = args[6], *values = args[7];
+    if (!PyList_CheckExact(payloads) || !PyLong_Check(args[1]) || !PyLong_Check(args[2]) ||
+        !PyBytes_CheckExact(args[3]) || !PyBytes_CheckExact(args[4]) || !PyBytes_CheckExact(args[5]) ||
+        !PyList_CheckExact(strings) || !PyList_CheckExact(values)) {
+        PyErr_SetString(PyExc_TypeError, "value_holes() takes a list, two ints, three bytes and two lists");
+        return NULL;
+    }
+    const char *head = PyBytes_AS_STRING(args[3]), *mid = PyBytes_AS_STRING(args[4]), *tail = PyBytes_AS_STRING(args[5]);
+    Py_ssize_t head_size = PyBytes_GET_SIZE(args[3]), mid_size = PyBytes_GET_SIZE(args[4]);
+    Py_ssize_t tail_size = PyBytes_GET_SIZE(args[5]);
+    Py_ssize_t mid_start = mid_size < 4 ? mid_size : 4; /* looked for first, then `mid` compared there */
+    Py_ssize_t start = PyNumber_AsSsize_t(args[1], NULL);
+    Py_ssize_t stop = PyNumber_AsSsize_t(args[2], NULL);
+    PySlice_AdjustIndices(PyList_GET_SIZE(payloads), &start, &stop, 1);
+    for (Py_ssize_t i = start; i < stop && i < PyList_GET_SIZE(payloads); i++) {
+        PyObject *payload = PyList_GET_ITEM(payloads, i);
+        if (!PyBytes_CheckExact(payload)) {
+            break;
+        }
+        const char *s = PyBytes_AS_STRING(payload);
+        Py_ssize_t n = PyBytes_GET_SIZE(payload);
+        if (n < head_size || n < tail_size || memcmp(s, head, (size_t)head_size) != 0 ||
+            memcmp(s + n - tail_size, tail, (size_t)tail_size) != 0) {
+            break;
+        }
+        Py_ssize_t end = n - tail_size;
+        Py_ssize_t cut = find_from(s, n, head_size, mid, mid_start);
+        if (cut < 0 || cut + mid_size > end || memcmp(s + cut, mid, (size_t)mid_size) != 0) {
+            break;
+        }
+        PyObject *string = PyBytes_FromStringAndSize(s + head_size, cut - head_size);
+        if (string == NULL) {
+            return NULL;
+        }
+        int appended = PyList_Append(strings, string);
+        Py_DECREF(string);
+        if (appended < 0) {
+            return NULL;
+        }
+        PyObject *value = PyBytes_FromStringAndSize(s + cut + mid_size, end - cut - mid_size);
+        if (value == NULL) {
+            return NULL;
+        }
+        appended = PyList_Append(values, value);
+        Py_DECREF(value);
+        if (appended < 0) {
+            return NULL;
+        }
+    }
+    Py_RETURN_NONE;
+}
+
 static PyMethodDef methods[] = {
     {"holes", (PyCFunction)(void (*)(void))holes, METH_FASTCALL, holes_doc},
+    {"value_holes", (PyCFunction)(void (*)(void))value_holes, METH_FASTCALL, value_holes_doc},
     {NULL, NULL, 0, NULL},
 };
 

@@ -4,7 +4,9 @@
 #
 # A template (unievent._ondemand.Template) is the bytes of a hot frame around one
 # string: `holes` compares a frame with those bytes and cuts out what lies in the
-# string's place, frame after frame, up to the first that differs.  Compiled code
+# string's place, frame after frame, up to the first that differs.  A template with a
+# second hole, a JSON value after the string (ValueTemplate: Gemini's usage), is cut
+# by `value_holes`.  Compiled code
 # would make each comparison a slice and each counter a `%` format (a new bytes
 # object, a call): about 2,300 instructions a frame, where the C module compares in
 # place.  Run as Python source, the template calls its own loop where it has one
@@ -13,7 +15,7 @@ from __future__ import annotations
 
 from typing import Final
 
-__all__ = ["PAD_FIRST", "PAD_LAST", "PAD_NONE", "Shape", "holes"]
+__all__ = ["PAD_FIRST", "PAD_LAST", "PAD_NONE", "Shape", "holes", "value_holes"]
 
 #: where a template's padding lies: none, after the string, before it
 PAD_NONE: Final = 0
@@ -83,3 +85,36 @@ def holes(payloads: list[bytes], start: int, stop: int, counter: int, step: int,
         out.append(payload[begin:end])
         counter += step
     return out
+
+
+def value_holes(
+    payloads: list[bytes],
+    start: int,
+    stop: int,
+    head: bytes,
+    mid: bytes,
+    tail: bytes,
+    strings: list[bytes],
+    values: list[bytes],
+) -> None:
+    """The two holes of each payload of `payloads[start:stop]`, up to the first that is
+    not `head + string + mid + value + tail`: the string's appended to `strings`, the
+    value's to `values` (neither parsed here).  The string's hole ends at the first
+    place after the head where `mid`'s first four bytes are, which must be `mid`, and
+    `mid` must end before the tail (see ValueTemplate).  Bytes that are not `bytes` are
+    no template's."""
+    first = len(head)
+    mid_start = mid[:4]
+    size = len(mid)
+    last = len(tail)
+    for payload in payloads[start:stop]:
+        if type(payload) is not bytes:
+            break
+        end = len(payload) - last
+        if payload[:first] != head or payload[end:] != tail:
+            break
+        cut = payload.find(mid_start, first)
+        if cut < 0 or cut + size > end or payload[cut : cut + size] != mid:
+            break
+        strings.append(payload[first:cut])
+        values.append(payload[cut + size : end])

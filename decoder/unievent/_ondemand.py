@@ -45,6 +45,7 @@ import orjson
 
 from unievent._holes import PAD_FIRST, PAD_LAST
 from unievent._holes import holes as matched_holes
+from unievent._holes import value_holes as matched_value_holes
 from unievent._search import find
 
 if TYPE_CHECKING:
@@ -396,14 +397,11 @@ class ValueTemplate:
     which ends inside it (in an escape or before the closing quote) and parses as none.
     """
 
-    __slots__ = ("head", "mid", "mid_start", "tail")
+    __slots__ = ("head", "mid", "tail")
 
     def __init__(self, head: bytes, mid: bytes, tail: bytes) -> None:
         self.head = head
         self.mid = mid
-        # looked for first, then `mid` compared where it is: a short needle is found
-        # without the preparation a long one costs on every search
-        self.mid_start = mid[:4]
         self.tail = tail
 
     def holes(self, payload: bytes) -> tuple[bytes, bytes] | None:
@@ -419,27 +417,8 @@ class ValueTemplate:
     ) -> None:
         """`holes` of each payload from `start` to `stop` (or the end), up to the first
         that has none: the string holes appended to `strings`, the value holes to
-        `values`."""
-        head = self.head
-        first = len(head)
-        if start >= len(payloads) or payloads[start][:first] != head:  # before any slice
-            return
-        mid = self.mid
-        mid_start = self.mid_start
-        size = len(mid)
-        tail = self.tail
-        last = len(tail)
-        for payload in payloads[start:stop]:
-            end = len(payload) - last
-            if payload[:first] != head or payload[end:] != tail:
-                return
-            # the first `mid` after the head, and only when it ends before the tail
-            # (so the head, the holes and the tail do not overlap)
-            cut = find(payload, mid_start, first)
-            if cut < 0 or cut + size > end or payload[cut : cut + size] != mid:
-                return
-            strings.append(payload[first:cut])
-            values.append(payload[cut + size : end])
+        `values` (unievent._holes.value_holes: compiled, in C)."""
+        matched_value_holes(payloads, start, stop, self.head, self.mid, self.tail, strings, values)
 
     @classmethod
     def learn(cls, payload: bytes, obj: dict[str, Any], path: tuple[str | int, ...], key: str) -> ValueTemplate | None:
