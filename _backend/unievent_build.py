@@ -63,6 +63,8 @@ C_MODULES = {
 }
 #: the C libraries they link with (zlib: its crc32 is the one `zlib.crc32` calls)
 C_LIBRARIES = {"unievent._awsframes": ["z"]}
+#: the header they share (the searches of _search.c and _holes.c)
+C_HEADERS = ("unievent/_bytesearch.h",)
 #: mypyc's C output depends on its version: one pin for every compiled build
 MYPYC = "mypy==2.4.1"
 #: mypy checks the whole package (a module's parent package is always checked, and
@@ -178,7 +180,7 @@ def _clean_in_place() -> None:
 
 
 def _write_hashes() -> None:
-    compiled = (*HOT, *C_MODULES.values())
+    compiled = (*HOT, *C_MODULES.values(), *C_HEADERS)
     lines = [f"{hashlib.sha256((ROOT / SRC / rel).read_bytes()).hexdigest()}  {rel}\n" for rel in compiled]
     (ROOT / SRC / HASHES).write_text("".join(lines))
 
@@ -220,5 +222,11 @@ def extensions() -> list[Any]:
     from setuptools import Extension  # noqa: PLC0415
 
     return [*exts, *(
-        Extension(name, [f"{SRC}/{rel}"], libraries=C_LIBRARIES.get(name, [])) for name, rel in C_MODULES.items()
+        Extension(
+            name,
+            [f"{SRC}/{rel}"],
+            libraries=C_LIBRARIES.get(name, []),
+            depends=[f"{SRC}/{header}" for header in C_HEADERS],
+        )
+        for name, rel in C_MODULES.items()
     )]

@@ -16,6 +16,8 @@
 #include <Python.h>
 #include <string.h>
 
+#include "_bytesearch.h"
+
 #define PAD_LAST 1
 #define PAD_FIRST 2
 /* counters and steps this small never overflow a long long in a run of fewer than
@@ -23,23 +25,6 @@
 #define SMALL_COUNTER (1LL << 62)
 #define SMALL_STEP (1LL << 30)
 #define SMALL_RUN ((Py_ssize_t)1 << 30)
-
-/* the last `c` among the `size` bytes at `s`, or NULL */
-static const char *
-last_byte(const char *s, char c, size_t size)
-{
-#if defined(__GLIBC__)
-    return memrchr(s, c, size);
-#else
-    while (size > 0) {
-        size -= 1;
-        if (s[size] == c) {
-            return s + size;
-        }
-    }
-    return NULL;
-#endif
-}
 
 /* a template's bytes (see _holes.py: Shape) */
 typedef struct {
@@ -344,30 +329,6 @@ error:
     Py_XDECREF(c.number);
     Py_DECREF(out);
     return NULL;
-}
-
-/* where the `m` bytes at `p` first are in the `n` bytes at `s`, from `from` on (which
- * is at most n), or -1: what s.find(p, from) returns */
-static Py_ssize_t
-find_from(const char *s, Py_ssize_t n, Py_ssize_t from, const char *p, Py_ssize_t m)
-{
-    if (m == 0) {
-        return from;
-    }
-    Py_ssize_t last = n - m; /* the last place a match may start */
-    Py_ssize_t at = from;
-    while (at <= last) {
-        const char *hit = memchr(s + at, p[0], (size_t)(last - at + 1));
-        if (hit == NULL) {
-            return -1;
-        }
-        at = hit - s;
-        if (memcmp(hit + 1, p + 1, (size_t)(m - 1)) == 0) {
-            return at;
-        }
-        at += 1;
-    }
-    return -1;
 }
 
 PyDoc_STRVAR(value_holes_doc, "value_holes(payloads, start, stop, head, mid, tail, strings, values) -> None\n\n"

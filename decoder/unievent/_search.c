@@ -5,37 +5,22 @@
  * Compiled code calls a bytes method it has no primitive for as a Python method: the
  * arguments go into a tuple and are parsed from it by format, about 1,000 instructions
  * a call, where the search itself (a line end in a network read) takes a few dozen.
- * The framers make several such calls a push, and Gemini's template one a record.
+ * The framers make several such calls a push.
  * Here a call is a vectorcall of a METH_FASTCALL function.
  *
  * find(data, sub[, start]) and rfind(data, sub[, start]) return what data.find(sub,
  * start) and data.rfind(sub, start) return, for bytes `data` and `sub` and an int
- * `start` (negative counts from the end).  find looks for a needle of more than two
- * bytes with glibc's memmem (a two-way search, linear) where there is one; otherwise
- * a match is found by memchr (memrchr) for its first byte, then compared whole: time
- * at most len(data) * len(sub), linear for the short separators the framers look for.
+ * `start` (negative counts from the end), with the searches of _bytesearch.h: a needle
+ * of more than two bytes found with glibc's memmem (a two-way search, linear) where
+ * there is one; otherwise a match is found by memchr (memrchr) for its first byte,
+ * then compared whole: time at most len(data) * len(sub), linear for the short
+ * separators the framers look for.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <string.h>
 
-/* the last `c` among the `size` bytes at `s`, or NULL: memrchr where the C library has
- * it (pyconfig.h defines _GNU_SOURCE, which declares it in glibc), else a loop */
-static const char *
-last_byte(const char *s, char c, size_t size)
-{
-#if defined(__GLIBC__)
-    return memrchr(s, c, size);
-#else
-    while (size > 0) {
-        size -= 1;
-        if (s[size] == c) {
-            return s + size;
-        }
-    }
-    return NULL;
-#endif
-}
+#include "_bytesearch.h"
 
 /* one search: the haystack, the needle, and where the search starts */
 typedef struct {
@@ -82,35 +67,6 @@ parse(const char *name, PyObject *const *args, Py_ssize_t nargs, Search *q)
     return 0;
 }
 
-/* the first match at or after start, or -1 (a needle that fits there, not empty) */
-static Py_ssize_t
-first_match(const Search *q)
-{
-    const char *s = q->s;
-    const char *p = q->p;
-    Py_ssize_t m = q->m;
-#if defined(__GLIBC__)
-    if (m > 2) { /* glibc's memmem is a two-way search: linear in len(data) */
-        const char *hit = memmem(s + q->start, (size_t)(q->n - q->start), p, (size_t)m);
-        return hit == NULL ? -1 : hit - s;
-    }
-#endif
-    Py_ssize_t last = q->n - m; /* the last place a match may start */
-    Py_ssize_t at = q->start;
-    while (at <= last) {
-        const char *hit = memchr(s + at, p[0], (size_t)(last - at + 1));
-        if (hit == NULL) {
-            break;
-        }
-        at = hit - s;
-        if (memcmp(hit + 1, p + 1, (size_t)(m - 1)) == 0) {
-            return at;
-        }
-        at += 1;
-    }
-    return -1;
-}
-
 /* the last match at or after start, or -1 (a needle that fits there, not empty) */
 static Py_ssize_t
 last_match(const Search *q)
@@ -143,7 +99,7 @@ find(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
         return NULL;
     }
     /* no room for the needle after start; an empty one is found at start */
-    Py_ssize_t at = q.start > q.n - q.m ? -1 : q.m == 0 ? q.start : first_match(&q);
+    Py_ssize_t at = q.start > q.n - q.m ? -1 : q.m == 0 ? q.start : find_from(q.s, q.n, q.start, q.p, q.m);
     return PyLong_FromSsize_t(at);
 }
 
