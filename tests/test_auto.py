@@ -302,7 +302,7 @@ def test_a_watched_frame_is_sniffed_from_the_handlers_parse(monkeypatch: pytest.
         parses.append(payload)
         return sniff(event, payload)
 
-    monkeypatch.setattr(unievent._decoder, "from_payload", counted)  # type: ignore[attr-defined]
+    monkeypatch.setattr(unievent._decoder, "from_payload", counted)
     for protocol, body in (("openai_responses", RESPONSES), ("openai_chat", CHAT), ("anthropic", ANTHROPIC)):
         _, outcome = run(protocol, body)
         assert outcome.end == "complete"
