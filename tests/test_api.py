@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ast
 import inspect
+import os
 import runpy
 import sys
 import typing
@@ -98,3 +99,23 @@ def test_an_option_that_does_not_exist_fails_at_run_time_too() -> None:
 
 def test_a_user_script_of_every_public_name_runs() -> None:
     runpy.run_path(str(Path(__file__).with_name("typing_user.py")), run_name="typing_user")
+
+
+def test_a_stream_id_is_16_hex_digits_and_unique_also_in_a_forked_child() -> None:
+    # it names made-up tool-call ids (`call_<stream_id>_<n>`): unique, not secret
+    ids = {unievent.StreamDecoder("openai_chat").stream_id for _ in range(2000)}
+    assert len(ids) == 2000
+    assert all(len(i) == 16 and int(i, 16) >= 0 and i == i.lower() for i in ids)
+    if not hasattr(os, "fork"):
+        return
+    read, write = os.pipe()
+    child = os.fork()
+    if child == 0:  # the child writes its first id and leaves at once
+        os.write(write, unievent.StreamDecoder("openai_chat").stream_id.encode())
+        os._exit(0)
+    os.close(write)
+    os.waitpid(child, 0)
+    theirs = os.read(read, 64).decode()
+    os.close(read)
+    assert theirs != unievent.StreamDecoder("openai_chat").stream_id
+    assert len(theirs) == 16

@@ -9,6 +9,7 @@ program, else not at all; `python -m codegen --check` needs neither.
 
 from __future__ import annotations
 
+import importlib
 import os
 import shutil
 import subprocess
@@ -33,6 +34,17 @@ def test_the_build_asked_for_is_the_one_imported() -> None:
     if flag("UNIEVENT_EXPECT_COMPILED"):
         assert unievent.COMPILED is True
         assert not loaded_from.endswith(".py")
+
+
+@pytest.mark.skipif(not flag("UNIEVENT_EXPECT_COMPILED"), reason="only where the compiled build is required")
+def test_every_c_module_of_the_sources_is_its_extension_in_the_compiled_build() -> None:
+    # each C module is tested against its stand-in (`tests/test_<module>.py`): were the
+    # stand-in imported in its place, those tests would compare it with itself
+    sources = sorted((Path(__file__).resolve().parent.parent / "decoder" / "unievent").glob("_*.c"))
+    assert len(sources) >= 5
+    for source in sources:
+        module = importlib.import_module(f"unievent.{source.stem}")
+        assert not (module.__file__ or "").endswith(".py"), source.name
 
 
 def test_unievent_pure_switches_an_installed_compiled_build_to_the_sources() -> None:

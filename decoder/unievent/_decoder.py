@@ -30,7 +30,7 @@ from unievent._framing.ndjson import NDJSONFramer
 from unievent._framing.sniff import FRAMERS, FramingSniffer, make_framer
 from unievent._framing.sse import DEFAULT_MAX_FRAME, SSEFramer
 from unievent._grammar import ArgumentsError, release
-from unievent._ondemand import fast_paths_enabled, interpreted
+from unievent._ondemand import fast_paths_enabled
 from unievent._outcome import End, Outcome, ProviderError
 from unievent._protocols import PROTOCOLS, ProtocolSpec
 from unievent._session import DEFAULT_MAX_RETAINED, Handler, Session
@@ -46,10 +46,6 @@ _EVERY_FRAMING: Final = tuple(FRAMERS)
 _MAX_HELD: Final = 64  # frames an `auto` decoder holds waiting for one that names the protocol
 _WATCHED: Final = 8  # first frames of an explicit protocol sniffed for another protocol
 _SHORTEST_TOO_DEEP: Final = 2 * (MAX_DEPTH + 1)
-# run as Python source, `release` does nothing: a push does not call it
-_RELEASES: Final = not interpreted()
-
-
 _time_ns: Final = time.time_ns  # (Final: compiled, read without a lookup on the module)
 _random_bits: Final = random.getrandbits
 
@@ -166,7 +162,6 @@ class StreamDecoder:
         # from the OS, again in a forked child, and costs a third of an os.urandom call)
         self.stream_id = stream_id if stream_id is not None else f"{_random_bits(64):016x}"
         self.clock: Clock = clock or _now_ms
-        self._wall_clock = clock is None  # the time read in place, without a call to _now_ms
         self.session = Session(self.protocol, self.stream_id, strict_arguments, side_events, max_retained, choice)
         self.asm = self.session.asm
         self.spec: ProtocolSpec | None = None
@@ -228,8 +223,7 @@ class StreamDecoder:
                 self._refuse(error, "frame_too_large", f"a {error.what} over the cap of {error.limit} bytes")
                 error.events = out
                 raise
-        if _RELEASES:
-            release(out)  # a long push's events leave the cyclic collector's lists
+        release(out)  # a long push's events leave the cyclic collector's lists (compiled)
         return out
 
     def finish(self) -> tuple[list[Event], Outcome]:
@@ -492,7 +486,7 @@ class StreamDecoder:
     def _fresh_out(self) -> list[Any]:
         out: list[Any] = []
         self.asm.out = out
-        self.asm.now = _time_ns() // 1_000_000 if self._wall_clock else self.clock()
+        self.asm.now = self.clock()
         return out
 
     def _as_bytes(self, data: Any) -> bytes:
